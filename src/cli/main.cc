@@ -1,0 +1,53 @@
+// main — the subcommand table. Each subcommand lives in its own file and parses its own
+// flags; main only dispatches (as BoringSSL's tool/ does).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <string_view>
+
+#include "cli/command.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(int argc, char** argv);
+};
+
+constexpr Command kCommands[] = {
+    {"probe", "which groups and signature types work: primitive, X.509 and TLS layers",
+     pqc::cli::ProbeMain},
+    {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
+};
+
+void Usage(std::FILE* out) {
+  fmt::print(out, "pqc-bench {} — post-quantum TLS 1.3 benchmark\n\nusage: pqc-bench <command> [flags]\n\ncommands:\n",
+             PQC_VERSION);
+  for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
+  fmt::print(out, "\n'pqc-bench <command> --help' lists a command's flags.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(stderr);
+    return pqc::cli::kExitUsage;
+  }
+  std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    Usage(stdout);
+    return pqc::cli::kExitOk;
+  }
+  if (name == "--version") {
+    fmt::print("pqc-bench {} ({})\n", PQC_VERSION, PQC_GIT_COMMIT);
+    return pqc::cli::kExitOk;
+  }
+  for (const Command& c : kCommands) {
+    if (c.name == name) return c.run(argc - 1, argv + 1);
+  }
+  fmt::print(stderr, "pqc-bench: unknown command '{}'\n\n", name);
+  Usage(stderr);
+  return pqc::cli::kExitUsage;
+}

@@ -1,0 +1,21 @@
+// Clock — CLOCK_MONOTONIC in nanoseconds: the one time base of every recorded timestamp,
+// so that phases of a connection subtract without wall-clock jumps.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace pqc {
+
+using Nanos = int64_t;
+
+inline Nanos MonotonicNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline double NanosToMicros(Nanos ns) { return static_cast<double>(ns) / 1e3; }
+
+}  // namespace pqc

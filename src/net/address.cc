@@ -1,0 +1,116 @@
+#include "net/address.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace pqc {
+namespace {
+
+Error Invalid(std::string_view text, std::string_view why) {
+  return MakeError(
+      ErrorKind::kUsage,
+      fmt::format("invalid address '{}': {}, e.g. 127.0.0.1:8443 or [::1]:8443", text, why));
+}
+
+// ParsePort: decimal 0..65535, digits only (from_chars alone would accept "80abc" partially).
+bool ParsePort(std::string_view text, uint16_t* port) {
+  if (text.empty() || text.size() > 5) return false;
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  unsigned value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  if (value > 65535) return false;
+  *port = static_cast<uint16_t>(value);
+  return true;
+}
+
+}  // namespace
+
+Result<SocketAddress> ParseAddress(std::string_view text) {
+  std::string_view host;
+  std::string_view port_text;
+  bool bracketed = false;
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos) return Invalid(text, "missing ']' after IPv6 address");
+    host = text.substr(1, close - 1);
+    std::string_view rest = text.substr(close + 1);
+    if (rest.empty() || rest.front() != ':') return Invalid(text, "expected HOST:PORT");
+    port_text = rest.substr(1);
+    bracketed = true;
+  } else {
+    size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return Invalid(text, "expected HOST:PORT");
+    host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) {
+      return Invalid(text, "an IPv6 address must be in brackets");
+    }
+  }
+  if (host.empty()) return Invalid(text, "missing host, expected HOST:PORT");
+  uint16_t port = 0;
+  if (!ParsePort(port_text, &port)) return Invalid(text, "port must be a number 0-65535");
+
+  SocketAddress out;
+  std::string host_z(host);  // inet_pton needs a terminated string
+  if (!bracketed &&
+      (host == "localhost" || host_z.find_first_not_of("0123456789.") == std::string::npos)) {
+    if (host == "localhost") host_z = "127.0.0.1";
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(port);
+    if (inet_pton(AF_INET, host_z.c_str(), &sin.sin_addr) != 1) {
+      return Invalid(text, "host is not an IPv4 address (names are not resolved)");
+    }
+    std::memcpy(&out.storage, &sin, sizeof(sin));
+    out.len = sizeof(sin);
+    return out;
+  }
+  if (!bracketed) return Invalid(text, "host must be an IP literal or localhost (no DNS)");
+  sockaddr_in6 sin6{};
+  sin6.sin6_family = AF_INET6;
+  sin6.sin6_port = htons(port);
+  if (inet_pton(AF_INET6, host_z.c_str(), &sin6.sin6_addr) != 1) {
+    return Invalid(text, "host in brackets is not an IPv6 address");
+  }
+  std::memcpy(&out.storage, &sin6, sizeof(sin6));
+  out.len = sizeof(sin6);
+  return out;
+}
+
+SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len) {
+  SocketAddress out;
+  out.len = std::min<socklen_t>(len, sizeof(out.storage));
+  std::memcpy(&out.storage, sa, out.len);
+  return out;
+}
+
+uint16_t SocketAddress::port() const {
+  if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
+  if (family() == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  }
+  return 0;
+}
+
+std::string SocketAddress::ToString() const {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (family() == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr, buf, sizeof(buf));
+    return fmt::format("{}:{}", buf, port());
+  }
+  if (family() == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_addr, buf,
+              sizeof(buf));
+    return fmt::format("[{}]:{}", buf, port());
+  }
+  return "(unset address)";
+}
+
+}  // namespace pqc

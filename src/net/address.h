@@ -1,0 +1,35 @@
+// SocketAddress — a numeric IPv4/IPv6 address and port, ready for bind/connect. The tool only
+// talks to loopback and to the namespaces it creates, so names are never resolved: a typo must
+// fail loudly instead of reaching some host through DNS. "localhost" is the one allowed name.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+
+namespace pqc {
+
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t len = 0;
+
+  int family() const { return storage.ss_family; }
+  const sockaddr* sa() const { return reinterpret_cast<const sockaddr*>(&storage); }
+  uint16_t port() const;
+  // ToString: "127.0.0.1:8443" or "[::1]:8443" — the same syntax ParseAddress accepts.
+  std::string ToString() const;
+};
+
+// ParseAddress: "HOST:PORT" with an IPv4 literal or "localhost", or "[IPV6]:PORT". Port 0 is
+// accepted (bind to an ephemeral port); errors name the text and show an example.
+Result<SocketAddress> ParseAddress(std::string_view text);
+
+// AddressFromSockaddr: wraps what the kernel returned (accept, getsockname). The length is
+// clamped to sockaddr_storage.
+SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len);
+
+}  // namespace pqc

@@ -1,0 +1,143 @@
+#include "tls/context.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tls/ssl_error.h"
+
+namespace pqc {
+namespace {
+
+Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& ciphersuites) {
+  SslCtxPtr ctx(SSL_CTX_new(method));
+  if (!ctx) return SslError("creating TLS context");
+  if (SSL_CTX_set_min_proto_version(ctx.get(), TLS1_3_VERSION) != 1 ||
+      SSL_CTX_set_max_proto_version(ctx.get(), TLS1_3_VERSION) != 1) {
+    return SslError("restricting to TLS 1.3");
+  }
+  if (!ciphersuites.empty() && SSL_CTX_set_ciphersuites(ctx.get(), ciphersuites.c_str()) != 1) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("invalid TLS 1.3 cipher suites '{}' (e.g. "
+                                 "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256): {}",
+                                 ciphersuites, DrainSslErrors()));
+  }
+  // Idle keep-alive connections (thousands per thread) should not each hold 2 x 16 KiB.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
+  return ctx;
+}
+
+Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
+  if (SSL_CTX_set1_groups_list(ctx, cfg.groups.c_str()) != 1) {
+    return MakeError(ErrorKind::kUsage, fmt::format("server groups '{}' rejected by OpenSSL: {}",
+                                                    cfg.groups, DrainSslErrors()));
+  }
+  SSL_CTX_set_session_cache_mode(ctx, cfg.session_cache ? SSL_SESS_CACHE_SERVER
+                                                        : SSL_SESS_CACHE_OFF);
+  if (!cfg.tickets) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_set_num_tickets(ctx, 0);
+  } else {
+    SSL_CTX_set_num_tickets(ctx, static_cast<size_t>(std::max(cfg.tickets_per_handshake, 1)));
+  }
+  static const unsigned char kSidCtx[] = "pqc-bench";
+  SSL_CTX_set_session_id_context(ctx, kSidCtx, sizeof kSidCtx - 1);
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg) {
+  if (cfg.groups.empty()) {
+    return MakeError(ErrorKind::kUsage, "the client offers no groups (set --groups)");
+  }
+  std::vector<std::string> shares = cfg.key_shares;
+  if (shares.empty()) shares.push_back(cfg.groups.front());
+  for (const std::string& s : shares) {
+    if (std::find(cfg.groups.begin(), cfg.groups.end(), s) == cfg.groups.end()) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("key share group {} is not among the offered groups ({})", s,
+                                   fmt::join(cfg.groups, ":")));
+    }
+  }
+  std::string out;
+  for (const std::string& g : cfg.groups) {
+    if (!out.empty()) out += ':';
+    if (std::find(shares.begin(), shares.end(), g) != shares.end()) out += '*';
+    out += g;
+  }
+  return out;
+}
+
+Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
+  auto ctx = NewTls13Context(TLS_client_method(), cfg.ciphersuites);
+  if (!ctx) return ctx;
+  auto groups = ClientGroupsString(cfg);
+  if (!groups) return groups.error();
+  if (SSL_CTX_set1_groups_list(ctx->get(), groups->c_str()) != 1) {
+    return MakeError(ErrorKind::kUnsupported,
+                     fmt::format("client groups '{}' rejected by OpenSSL: {}", *groups,
+                                 DrainSslErrors()));
+  }
+  if (!cfg.sigalgs.empty() && SSL_CTX_set1_sigalgs_list(ctx->get(), cfg.sigalgs.c_str()) != 1) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("signature algorithms '{}' rejected by OpenSSL (e.g. "
+                                 "mldsa65:ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256): {}",
+                                 cfg.sigalgs, DrainSslErrors()));
+  }
+  if (!cfg.tickets) SSL_CTX_set_options(ctx->get(), SSL_OP_NO_TICKET);
+  // The client keeps sessions itself (session store); OpenSSL's client cache stays off.
+  SSL_CTX_set_session_cache_mode(ctx->get(), SSL_SESS_CACHE_OFF);
+  if (cfg.trust_anchor != nullptr) {
+    X509_STORE* store = SSL_CTX_get_cert_store(ctx->get());
+    if (X509_STORE_add_cert(store, cfg.trust_anchor) != 1) return SslError("adding trust anchor");
+    SSL_CTX_set_verify(ctx->get(), SSL_VERIFY_PEER, nullptr);
+  } else {
+    SSL_CTX_set_verify(ctx->get(), SSL_VERIFY_NONE, nullptr);
+  }
+  return ctx;
+}
+
+Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain& chain) {
+  auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
+  if (!ctx) return ctx;
+  if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
+  if (SSL_CTX_use_certificate(ctx->get(), chain.leaf().cert.get()) != 1) {
+    return MakeError(ErrorKind::kUnsupported,
+                     fmt::format("OpenSSL cannot serve a {} certificate over TLS: {}",
+                                 chain.leaf().sig->name, DrainSslErrors()));
+  }
+  if (SSL_CTX_use_PrivateKey(ctx->get(), chain.leaf().key.get()) != 1) {
+    return SslError(fmt::format("loading the {} private key", chain.leaf().sig->name));
+  }
+  for (size_t i = 1; i < chain.sent_count(); ++i) {
+    if (SSL_CTX_add1_chain_cert(ctx->get(), chain.links[i].cert.get()) != 1) {
+      return SslError(fmt::format("adding intermediate certificate {}", i));
+    }
+  }
+  return ctx;
+}
+
+Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
+                                             const std::string& cert_file,
+                                             const std::string& key_file) {
+  auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
+  if (!ctx) return ctx;
+  if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
+  if (SSL_CTX_use_certificate_chain_file(ctx->get(), cert_file.c_str()) != 1) {
+    return MakeError(ErrorKind::kIo, fmt::format("loading certificate chain from {}: {}",
+                                                 cert_file, DrainSslErrors()));
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx->get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    return MakeError(ErrorKind::kIo, fmt::format("loading private key from {}: {}", key_file,
+                                                 DrainSslErrors()));
+  }
+  if (SSL_CTX_check_private_key(ctx->get()) != 1) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("private key {} does not match certificate {}", key_file,
+                                 cert_file));
+  }
+  return ctx;
+}
+
+}  // namespace pqc

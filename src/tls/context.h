@@ -1,0 +1,47 @@
+// context — builds the SSL_CTX for each side from an arm's settings. Every arm sets groups
+// and key shares explicitly: OpenSSL's default client offers two key shares
+// (X25519MLKEM768 and X25519), so a "classical" client on defaults would pay for ML-KEM too.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "tls/cert_chain.h"
+#include "tls/ossl_ptr.h"
+
+namespace pqc {
+
+struct ClientTlsConfig {
+  std::vector<std::string> groups;      // offered, in preference order (validated names)
+  std::vector<std::string> key_shares;  // groups that get a key share; empty = first only
+  std::string sigalgs;                  // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
+  std::string ciphersuites;             // TLS 1.3 suites; "" = OpenSSL default
+  bool tickets = true;                  // accept session tickets (needed for resume)
+  X509* trust_anchor = nullptr;         // verify the server against this root; nullptr = no verification
+};
+
+struct ServerTlsConfig {
+  // Server preference in OpenSSL syntax: ':' separates groups, '/' separates preference
+  // tuples ("X25519MLKEM768/X25519" makes the server insist on the hybrid, with a
+  // HelloRetryRequest if needed).
+  std::string groups = "X25519MLKEM768:X25519";
+  std::string ciphersuites;
+  bool tickets = true;        // issue stateless session tickets
+  bool session_cache = true;  // server-side session cache
+  int tickets_per_handshake = 2;
+};
+
+// OpenSSL group-list string for a client: "*" marks a key share ("X25519MLKEM768:*X25519").
+Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg);
+
+Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg);
+
+// MakeServerContext with an in-memory chain; the chain's keys are shared with the context.
+Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain& chain);
+// ... or with PEM files (chain file: leaf then intermediates).
+Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
+                                             const std::string& cert_file,
+                                             const std::string& key_file);
+
+}  // namespace pqc

@@ -1,0 +1,36 @@
+// primitives — the raw cryptographic operations behind a handshake, via OpenSSL's EVP API:
+// key generation, signing/verification, KEM encapsulation/decapsulation and ECDH agreement.
+// probe uses them to check the primitive layer; speed (later) to time them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/error.h"
+#include "tls/algorithms.h"
+#include "tls/ossl_ptr.h"
+
+namespace pqc {
+
+using Bytes = std::vector<uint8_t>;
+
+Result<PkeyPtr> GenerateSignatureKey(const SignatureInfo& sig);
+Result<PkeyPtr> GenerateGroupKey(const GroupInfo& group);
+
+// Sign: the signature over msg with the type's digest (or one-shot for EdDSA/ML-DSA/SLH-DSA).
+Result<Bytes> Sign(const SignatureInfo& sig, EVP_PKEY* key, const Bytes& msg);
+// Verify: ok() only if the signature checks out; a bad signature is an Error.
+Status Verify(const SignatureInfo& sig, EVP_PKEY* key, const Bytes& msg, const Bytes& signature);
+
+struct SharedSecretPair {
+  Bytes initiator;  // what the client derives (decapsulation / its ECDH)
+  Bytes responder;  // what the server derives (encapsulation / its ECDH)
+  size_t wire_bytes = 0;  // ciphertext (KEM) or responder public key (ECDH) length
+};
+
+// KeyExchange: one full exchange against `client_key` as TLS does it: for a KEM the server
+// encapsulates to the client's public key and the client decapsulates; for ECDH the server
+// makes an ephemeral key and both derive. Both secrets are returned so callers can check them.
+Result<SharedSecretPair> KeyExchange(const GroupInfo& group, EVP_PKEY* client_key);
+
+}  // namespace pqc

@@ -1,0 +1,47 @@
+// probe — which algorithms this OpenSSL really supports, at three layers, each exercised
+// rather than looked up: primitive (keygen + encap/decap or sign/verify), X.509 (issue a
+// certificate, parse it back, verify it) and TLS (a real handshake that must negotiate it).
+// The original needed three experiments to learn that SLH-DSA stops at the TLS layer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tls/algorithms.h"
+
+namespace pqc {
+
+struct GroupProbe {
+  const GroupInfo* group;
+  bool primitive = false;
+  bool tls = false;
+  std::string negotiated;  // what the handshake agreed on
+  std::string error;       // first failure's OpenSSL error string; "" if none
+};
+
+struct SignatureProbe {
+  const SignatureInfo* sig;
+  bool primitive = false;
+  bool x509 = false;
+  bool tls = false;
+  std::string negotiated;  // the server's CertificateVerify scheme
+  std::string error;
+};
+
+struct ProbeReport {
+  std::string openssl_version;  // "3.5.7"
+  std::vector<GroupProbe> groups;
+  std::vector<SignatureProbe> signatures;
+};
+
+GroupProbe ProbeGroup(const GroupInfo& group);
+SignatureProbe ProbeSignature(const SignatureInfo& sig);
+
+// RunProbe: every group and signature type of the table (or only the named ones).
+ProbeReport RunProbe(const std::vector<std::string>& only = {});
+
+// OpenSslVersion: the runtime library's version, "3.5.7".
+std::string OpenSslVersion();
+
+}  // namespace pqc

@@ -1,0 +1,78 @@
+#include "core/units.h"
+
+#include <gtest/gtest.h>
+
+namespace pqc {
+namespace {
+
+TEST(ParseDuration, AcceptsEveryUnit) {
+  EXPECT_EQ(ParseDuration("250ns").value(), 250);
+  EXPECT_EQ(ParseDuration("250us").value(), 250'000);
+  EXPECT_EQ(ParseDuration("1.5ms").value(), 1'500'000);
+  EXPECT_EQ(ParseDuration("2s").value(), 2'000'000'000);
+  EXPECT_EQ(ParseDuration("5m").value(), 300'000'000'000);
+  EXPECT_EQ(ParseDuration("1h").value(), 3'600'000'000'000);
+  EXPECT_EQ(ParseDuration("0s").value(), 0);
+}
+
+TEST(ParseDuration, RejectsWithActionableMessage) {
+  for (const char* bad : {"", "10", "ms", "-1s", "1x", "1 s", "nan", "inf s", "1e30h"}) {
+    auto r = ParseDuration(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().kind, ErrorKind::kUsage);
+    EXPECT_NE(r.error().message.find("duration"), std::string::npos) << r.error().message;
+  }
+  EXPECT_NE(ParseDuration("10").error().message.find("valid: ns, us, ms, s, m, h"),
+            std::string::npos);
+}
+
+TEST(ParseSize, BinarySuffixes) {
+  EXPECT_EQ(ParseSize("100B").value(), 100u);
+  EXPECT_EQ(ParseSize("100").value(), 100u);
+  EXPECT_EQ(ParseSize("10K").value(), 10'240u);
+  EXPECT_EQ(ParseSize("100KiB").value(), 102'400u);
+  EXPECT_EQ(ParseSize("1M").value(), 1'048'576u);
+  EXPECT_EQ(ParseSize("1.5K").value(), 1'536u);
+  EXPECT_EQ(ParseSize("2G").value(), 2'147'483'648u);
+  EXPECT_FALSE(ParseSize("1.3B").ok());
+  EXPECT_FALSE(ParseSize("10k").ok());  // case matters: k is not a unit here
+  EXPECT_FALSE(ParseSize("-1K").ok());
+  EXPECT_FALSE(ParseSize("1e300G").ok());
+}
+
+TEST(ParseBitRate, SiUnits) {
+  EXPECT_EQ(ParseBitRate("100mbit").value(), 100'000'000u);
+  EXPECT_EQ(ParseBitRate("1gbit").value(), 1'000'000'000u);
+  EXPECT_EQ(ParseBitRate("500kbit").value(), 500'000u);
+  EXPECT_EQ(ParseBitRate("10mbps").value(), 80'000'000u);
+  EXPECT_FALSE(ParseBitRate("100").ok());
+  EXPECT_FALSE(ParseBitRate("0mbit").ok());
+}
+
+TEST(ParsePercent, WithAndWithoutSign) {
+  EXPECT_DOUBLE_EQ(ParsePercent("0.5%").value(), 0.005);
+  EXPECT_DOUBLE_EQ(ParsePercent("3").value(), 0.03);
+  EXPECT_DOUBLE_EQ(ParsePercent("100%").value(), 1.0);
+  EXPECT_FALSE(ParsePercent("101%").ok());
+  EXPECT_FALSE(ParsePercent("%").ok());
+  EXPECT_FALSE(ParsePercent("1%%").ok());
+}
+
+TEST(ParseRate, PerSecondMinuteHour) {
+  EXPECT_DOUBLE_EQ(ParseRate("300").value(), 300);
+  EXPECT_DOUBLE_EQ(ParseRate("300/s").value(), 300);
+  EXPECT_DOUBLE_EQ(ParseRate("120/m").value(), 2);
+  EXPECT_FALSE(ParseRate("0").ok());
+  EXPECT_FALSE(ParseRate("5/d").ok());
+}
+
+TEST(FormatSize, CanonicalNames) {
+  EXPECT_EQ(FormatSize(100), "100B");
+  EXPECT_EQ(FormatSize(10'240), "10K");
+  EXPECT_EQ(FormatSize(1'048'576), "1M");
+  EXPECT_EQ(FormatSize(1'000), "1000B");
+  for (const char* s : {"100B", "10K", "100K", "1M"}) EXPECT_EQ(FormatSize(ParseSize(s).value()), s);
+}
+
+}  // namespace
+}  // namespace pqc
