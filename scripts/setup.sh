@@ -136,7 +136,9 @@ if [ -z "$NGX" ]; then
   touch "$NGX/.complete"
   rm -rf "$BUILD"
 fi
-"$NGX/sbin/nginx" -V 2>&1 | grep -q "OpenSSL 3.5" || die "nginx at $NGX is not linked against OpenSSL 3.5"
+# (captured first: grep -q closing the pipe early would fail the pipeline under pipefail)
+ngx_version=$("$NGX/sbin/nginx" -V 2>&1 || true)
+case "$ngx_version" in *"OpenSSL 3.5"*) ;; *) die "nginx at $NGX is not linked against OpenSSL 3.5" ;; esac
 
 cat >"$CACHE/env.sh" <<ENV
 PQC_OPENSSL_ROOT=$OSSL

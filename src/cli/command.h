@@ -23,5 +23,6 @@ int ParseArgs(CLI::App& app, int argc, char** argv);
 
 int ProbeMain(int argc, char** argv);
 int CertsMain(int argc, char** argv);
+int LoadMain(int argc, char** argv);
 
 }  // namespace pqc::cli

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"probe", "which groups and signature types work: primitive, X.509 and TLS layers",
      pqc::cli::ProbeMain},
     {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
+    {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
 };
 
 void Usage(std::FILE* out) {

@@ -21,10 +21,16 @@ enum : uint8_t {
 
 void OnMessage(int write_p, int /*version*/, int content_type, const void* buf, size_t len,
                SSL* ssl, void* arg) {
-  if (content_type != SSL3_RT_HANDSHAKE || arg == nullptr) return;
+  if (arg == nullptr) return;
+  auto* facts = static_cast<HandshakeFacts*>(arg);
+  if (content_type == SSL3_RT_ALERT && write_p == 0 && len >= 2) {
+    facts->peer_alert = static_cast<const uint8_t*>(buf)[1];
+    return;
+  }
+  if (content_type != SSL3_RT_HANDSHAKE) return;
   const bool is_server = SSL_is_server(ssl) == 1;
   const bool from_server = (write_p != 0) == is_server;
-  ObserveHandshakeMessage(*static_cast<HandshakeFacts*>(arg), from_server,
+  ObserveHandshakeMessage(*facts, from_server,
                           static_cast<const uint8_t*>(buf), len);
 }
 

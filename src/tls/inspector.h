@@ -20,6 +20,7 @@ struct HandshakeFacts {
   uint16_t hrr_count = 0;                // HelloRetryRequests seen
   uint16_t client_hellos = 0;
   uint16_t tickets_received = 0;         // NewSessionTicket messages (client side)
+  int peer_alert = -1;                   // alert description received from the peer, if any
 
   bool hrr() const { return hrr_count > 0; }
 };

@@ -1,0 +1,73 @@
+#include "cli/load_flags.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace pqc::cli {
+namespace {
+
+Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
+  if (name == "fresh") return ConnMode::kFresh;
+  if (name == "reuse") return ConnMode::kReuse;
+  if (name == "resume") return ConnMode::kResume;
+  return MakeError(ErrorKind::kUsage, fmt::format("{}: unknown mode '{}' (valid: fresh, reuse, "
+                                                  "resume{})",
+                                                  context, name,
+                                                  context == "--mode" ? ", mix" : ""));
+}
+
+}  // namespace
+
+Result<std::vector<MixWeight>> ParseMix(const std::string& text) {
+  std::vector<MixWeight> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view item(text.data() + start, end - start);
+    const size_t colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--mix '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20",
+                                   text, item));
+    }
+    auto mode = ModeByName(item.substr(0, colon), "--mix");
+    if (!mode) return mode.error();
+    std::string_view w = item.substr(colon + 1);
+    double weight = 0;
+    auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), weight);
+    if (ec != std::errc() || p != w.data() + w.size() || !(weight > 0)) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--mix '{}': weight '{}' must be a number > 0", text, w));
+    }
+    for (const MixWeight& m : out) {
+      if (m.mode == *mode) {
+        return MakeError(ErrorKind::kUsage,
+                         fmt::format("--mix '{}': mode {} given twice", text, ConnModeName(*mode)));
+      }
+    }
+    out.push_back({*mode, weight});
+    start = end + 1;
+  }
+  return out;
+}
+
+Result<std::vector<MixWeight>> ParseModes(const std::string& mode, const std::string& mix_text) {
+  if (mode == "mix") {
+    if (mix_text.empty()) {
+      return MakeError(ErrorKind::kUsage,
+                       "--mode mix needs --mix, e.g. --mix resume:80,fresh:20");
+    }
+    return ParseMix(mix_text);
+  }
+  if (!mix_text.empty()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--mix is only used with --mode mix (not --mode {})", mode));
+  }
+  auto m = ModeByName(mode, "--mode");
+  if (!m) return m.error();
+  return std::vector<MixWeight>{{*m, 1.0}};
+}
+
+}  // namespace pqc::cli

@@ -1,0 +1,277 @@
+#include "client/connection.h"
+
+#include <fmt/format.h>
+#include <openssl/err.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "net/socket.h"
+#include "tls/algorithms.h"
+#include "tls/ssl_error.h"
+
+namespace pqc {
+
+Connection::Connection(ConnectionEnv& env, ConnectionRecord record)
+    : env_(env), record_(std::move(record)) {}
+
+Connection::~Connection() { Close(); }
+
+void Connection::Start() {
+  record_.actual_start = MonotonicNow();
+  last_progress_ = record_.actual_start;
+  int connect_errno = 0;
+  auto fd = ConnectTcpNonBlocking(env_.options->target, &connect_errno);
+  if (!fd) {
+    Fail(connect_errno == ECONNREFUSED ? ErrorClass::kRefused : ErrorClass::kConnect,
+         fd.error().message);
+    return;
+  }
+  fd_ = std::move(*fd);
+  if (Status s = env_.loop->Add(fd_.get(), kIoWrite, [this](uint32_t ev) { OnEvent(ev); }); !s) {
+    Fail(ErrorClass::kConnect, s.error().message);
+    return;
+  }
+  registered_ = true;
+  interest_ = kIoWrite;
+}
+
+void Connection::OnEvent(uint32_t /*events*/) {
+  // Whatever woke us, the state machine asks the socket/TLS what it can do now.
+  Advance();
+}
+
+void Connection::Advance() {
+  bool progressed = true;
+  while (progressed && state_ != State::kDone) {
+    switch (state_) {
+      case State::kConnecting: progressed = StepConnect(); break;
+      case State::kHandshaking: progressed = StepHandshake(); break;
+      case State::kSending: progressed = StepSend(); break;
+      case State::kReceiving: progressed = StepReceive(); break;
+      case State::kDone: progressed = false; break;
+    }
+  }
+}
+
+bool Connection::StepConnect() {
+  int err = SocketError(fd_.get());
+  if (err == 0) {
+    // Still in progress? A writable socket with no error is connected; otherwise wait.
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    if (getpeername(fd_.get(), reinterpret_cast<sockaddr*>(&peer), &len) != 0) {
+      if (errno == ENOTCONN) {
+        WaitFor(kIoWrite);
+        return false;
+      }
+      err = errno;
+    }
+  }
+  if (err != 0) {
+    Fail(err == ECONNREFUSED ? ErrorClass::kRefused
+         : (err == ECONNRESET) ? ErrorClass::kReset
+                               : ErrorClass::kConnect,
+         fmt::format("connect to {}: {}", env_.options->target.ToString(), std::strerror(err)));
+    return false;
+  }
+  record_.tcp_established = MonotonicNow();
+  last_progress_ = record_.tcp_established;
+  ssl_.reset(SSL_new(env_.ctx));
+  if (!ssl_ || SSL_set_fd(ssl_.get(), fd_.get()) != 1) {
+    Fail(ErrorClass::kTls, SslError("creating the TLS connection").message);
+    return false;
+  }
+  SSL_set_connect_state(ssl_.get());
+  SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
+  if (record_.mode == ConnMode::kResume) {
+    if (SSL_SESSION* session = env_.sessions->Take()) {
+      SSL_set_session(ssl_.get(), session);
+      record_.offered_session = true;
+    }
+  }
+  AttachInspector(ssl_.get(), &facts_);
+  state_ = State::kHandshaking;
+  return true;
+}
+
+bool Connection::StepHandshake() {
+  errno = 0;  // SSL_ERROR_SYSCALL is told apart by errno: no stale value
+  int rc = SSL_do_handshake(ssl_.get());
+  if (rc != 1) {
+    int err = SSL_get_error(ssl_.get(), rc);
+    if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
+    if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
+    FailSsl(err, "handshake");
+    return false;
+  }
+  record_.tls_done = MonotonicNow();
+  last_progress_ = record_.tls_done;
+  record_.handshake_bytes_written = BIO_number_written(SSL_get_wbio(ssl_.get()));
+  record_.handshake_bytes_read = BIO_number_read(SSL_get_rbio(ssl_.get()));
+  record_.client_hello_bytes = facts_.client_hello_bytes;
+  record_.server_hello_bytes = facts_.server_hello_bytes;
+  record_.certificate_bytes = facts_.certificate_bytes;
+  record_.certificate_verify_bytes = facts_.certificate_verify_bytes;
+  record_.signature_scheme = facts_.signature_scheme;
+  record_.hrr = facts_.hrr();
+  record_.resumed = SSL_session_reused(ssl_.get()) == 1;
+  if (const char* group = SSL_get0_group_name(ssl_.get())) record_.group = CanonicalGroupName(group);
+  record_.cipher = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl_.get()));
+  BeginRequest();
+  return true;
+}
+
+void Connection::BeginRequest() {
+  requests_.emplace_back();
+  send_offset_ = 0;
+  parser_.Reset();
+  state_ = State::kSending;
+}
+
+bool Connection::StepSend() {
+  const bool last = requests_.size() >= env_.options->requests;
+  const std::string& req = last ? env_.request_close : env_.request_keep_alive;
+  while (send_offset_ < req.size()) {
+    errno = 0;
+    int n = SSL_write(ssl_.get(), req.data() + send_offset_,
+                      static_cast<int>(req.size() - send_offset_));
+    if (n <= 0) {
+      int err = SSL_get_error(ssl_.get(), n);
+      if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
+      if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
+      FailSsl(err, "sending request");
+      return false;
+    }
+    send_offset_ += static_cast<size_t>(n);
+  }
+  requests_.back().sent = MonotonicNow();
+  last_progress_ = requests_.back().sent;
+  state_ = State::kReceiving;
+  return true;
+}
+
+bool Connection::StepReceive() {
+  RequestRecord& req = requests_.back();
+  std::vector<char>& buf = env_.read_buffer;
+  errno = 0;
+  int n = SSL_read(ssl_.get(), buf.data(), static_cast<int>(buf.size()));
+  if (n <= 0) {
+    int err = SSL_get_error(ssl_.get(), n);
+    if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
+    if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
+    if (err == SSL_ERROR_ZERO_RETURN ||
+        (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0)) {
+      // Clean end of stream: complete only if the body runs until close.
+      if (parser_.FeedEof() == ParseStatus::kComplete) {
+        req.last_byte = MonotonicNow();
+        req.status = static_cast<uint32_t>(parser_.status_code());
+        req.body_bytes = parser_.body_bytes();
+        ++record_.request_count;
+        Finish();
+        return false;
+      }
+      Fail(ErrorClass::kClosed, "server closed the connection before the response was complete");
+      return false;
+    }
+    FailSsl(err, "reading response");
+    return false;
+  }
+  const Nanos now = MonotonicNow();
+  last_progress_ = now;
+  if (req.first_byte == 0) req.first_byte = now;
+  ParseResult r = parser_.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+  if (r.status == ParseStatus::kError) {
+    Fail(ErrorClass::kHttp, fmt::format("{}: {}", HttpErrorName(parser_.error_class()),
+                                        parser_.error_message()));
+    return false;
+  }
+  if (r.status == ParseStatus::kNeedMore) return true;
+  req.last_byte = now;
+  req.status = static_cast<uint32_t>(parser_.status_code());
+  req.body_bytes = parser_.body_bytes();
+  ++record_.request_count;
+  if (r.consumed < static_cast<size_t>(n)) {
+    Fail(ErrorClass::kHttp, fmt::format("{} bytes after the end of the response",
+                                        static_cast<size_t>(n) - r.consumed));
+    return false;
+  }
+  if (req.status != 200) {
+    Fail(ErrorClass::kHttp, fmt::format("status {}", req.status));
+    return false;
+  }
+  if (requests_.size() < env_.options->requests && parser_.keep_alive()) {
+    BeginRequest();
+    return true;
+  }
+  Finish();
+  return false;
+}
+
+void Connection::Finish() {
+  // TLS 1.3 tickets arrive after the handshake; by the end of a response they are in.
+  env_.sessions->Put(SslSessionPtr(SSL_get1_session(ssl_.get())));
+  SSL_shutdown(ssl_.get());  // best effort close_notify; not waited for
+  MarkDone();
+}
+
+void Connection::MarkDone() {
+  Close();
+  record_.closed = MonotonicNow();
+  state_ = State::kDone;
+  env_.finished.push_back(this);
+}
+
+void Connection::Fail(ErrorClass error, std::string detail) {
+  record_.error = error;
+  record_.error_detail = std::move(detail);
+  ERR_clear_error();  // never let this connection's errors be read by the next one
+  MarkDone();
+}
+
+void Connection::Abort(ErrorClass error, std::string detail) {
+  if (state_ == State::kDone) return;
+  Fail(error, std::move(detail));
+}
+
+void Connection::FailSsl(int ssl_error, const char* phase) {
+  if (facts_.peer_alert >= 0) {
+    Fail(ErrorClass::kTlsAlert,
+         fmt::format("{}: {}", phase, SSL_alert_desc_string_long(facts_.peer_alert)));
+    return;
+  }
+  if (ssl_error == SSL_ERROR_SYSCALL) {
+    const int e = errno;
+    if (ERR_peek_error() == 0) {
+      if (e == ECONNRESET || e == EPIPE) {
+        Fail(ErrorClass::kReset, fmt::format("{}: connection reset by peer", phase));
+      } else if (e == 0) {
+        Fail(ErrorClass::kClosed, fmt::format("{}: server closed the connection", phase));
+      } else {
+        Fail(ErrorClass::kReset, fmt::format("{}: {}", phase, std::strerror(e)));
+      }
+      return;
+    }
+  }
+  if (ssl_error == SSL_ERROR_ZERO_RETURN) {
+    Fail(ErrorClass::kClosed, fmt::format("{}: server sent close_notify", phase));
+    return;
+  }
+  Fail(ErrorClass::kTls, SslError(phase).message);
+}
+
+void Connection::WaitFor(uint32_t interest) {
+  if (interest == interest_ || !registered_) return;
+  if (env_.loop->Modify(fd_.get(), interest)) interest_ = interest;
+}
+
+void Connection::Close() {
+  if (registered_) {
+    env_.loop->Remove(fd_.get());
+    registered_ = false;
+  }
+  ssl_.reset();
+  fd_.reset();
+}
+
+}  // namespace pqc

@@ -1,0 +1,50 @@
+// load_options — one arm of load: the target, the client's TLS settings, the open-loop
+// schedule and what the result must have negotiated to be valid.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "net/address.h"
+#include "tls/context.h"
+#include "client/record.h"
+
+namespace pqc {
+
+enum class Arrivals : uint8_t { kUniform, kPoisson };
+
+struct MixWeight {
+  ConnMode mode;
+  double weight;  // relative
+};
+
+struct LoadOptions {
+  SocketAddress target;
+  std::string server_name = "localhost";  // SNI
+  std::string mode_text = "fresh";        // as given: fresh|reuse|resume|mix
+  std::vector<MixWeight> mix;             // one entry unless mode is mix
+  double rate = 100;                      // new connections per second (all threads)
+  Arrivals arrivals = Arrivals::kUniform;
+  Nanos duration = 10'000'000'000;        // measured phase
+  Nanos warmup = 1'000'000'000;           // discarded (and tickets collected for resume)
+  uint32_t requests = 1;                  // per connection
+  std::string path = "/";
+  ClientTlsConfig tls;
+  unsigned threads = 1;
+  uint32_t max_inflight = 10'000;         // per run; beyond it an arrival is recorded as skipped
+  Nanos timeout = 10'000'000'000;         // per connection, no progress
+  uint64_t seed = 1;                      // Poisson gaps and mix choices
+
+  // Verification: what every measured connection must have negotiated. Empty = not checked.
+  std::string expect_group;
+  std::string expect_sigalg;
+  double max_error_rate = 0.01;
+  // Saturation: lag p99 limit and CPU share of the client's threads.
+  Nanos max_lag_p99 = 1'000'000;
+  double max_cpu_share = 0.90;
+};
+
+}  // namespace pqc

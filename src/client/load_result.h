@@ -1,0 +1,32 @@
+// load_result — everything one run of load produced, before any statistics: the raw records
+// (merged from every thread after they joined) and the load generator's own accounting.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "client/load_options.h"
+#include "client/record.h"
+
+namespace pqc {
+
+struct LoadResult {
+  LoadOptions options;
+  std::vector<ConnectionRecord> connections;  // warm-up ones have measured = false
+  std::vector<RequestRecord> requests;        // ConnectionRecord::first_request indexes here
+
+  Nanos run_start = 0;      // first intended start (warm-up included)
+  Nanos measure_start = 0;  // warm-up end
+  Nanos measure_end = 0;    // last intended start of the measured phase + drain
+  uint64_t skipped = 0;     // arrivals not started because max_inflight was reached
+  uint64_t unfinished = 0;  // connections still open when the drain timed out (recorded as timeout)
+
+  // CPU of the load generator's threads during the measured phase (RUSAGE_THREAD sums).
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  double measured_wall_s = 0;
+  unsigned threads = 1;
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM before the schedule ended
+};
+
+}  // namespace pqc

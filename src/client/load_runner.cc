@@ -1,0 +1,145 @@
+#include "client/load_runner.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "client/worker.h"
+
+namespace pqc {
+namespace {
+
+// Percentile of an unsorted copy (progress display only; the summary uses stats/).
+double QuickPercentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+// SignalBlock: SIGINT/SIGTERM blocked while it lives (worker threads inherit the mask),
+// so that the runner alone receives them, with sigtimedwait.
+class SignalBlock {
+ public:
+  SignalBlock() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  ~SignalBlock() {
+    // A signal that arrived after the workers finished must not kill the process now
+    // that results exist: consume it before unblocking.
+    timespec zero{};
+    while (sigtimedwait(&set_, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  const sigset_t& set() const { return set_; }
+
+ private:
+  sigset_t set_{};
+  sigset_t old_{};
+};
+
+}  // namespace
+
+Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
+  SignalBlock signals;
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (unsigned i = 0; i < options.threads; ++i) {
+    auto w = Worker::Create(options, i, options.threads);
+    if (!w) return w.error();
+    workers.push_back(std::move(*w));
+  }
+  LoadResult result;
+  result.options = options;
+  result.threads = options.threads;
+  // A short lead so that every thread is waiting before the first intended start.
+  const Nanos start = MonotonicNow() + 20'000'000;
+  result.run_start = start;
+  result.measure_start = start + options.warmup;
+
+  std::vector<std::thread> threads;
+  std::atomic<unsigned> running{options.threads};
+  for (auto& w : workers) {
+    threads.emplace_back([&w, start, &running] {
+      w->Run(start);
+      running.fetch_sub(1, std::memory_order_acq_rel);
+    });
+  }
+
+  std::vector<double> handshakes;
+  const Nanos total = options.warmup + options.duration;
+  Nanos next_line = start + 1'000'000'000;
+  while (running.load(std::memory_order_acquire) > 0) {
+    timespec wait{0, 100'000'000};
+    int sig = sigtimedwait(&signals.set(), nullptr, &wait);
+    if (sig > 0 && !result.interrupted) {
+      result.interrupted = true;
+      for (auto& w : workers) w->RequestStop();
+      if (progress) fmt::print(progress, "\ninterrupted: draining in-flight connections\n");
+    }
+    if (progress && MonotonicNow() >= next_line) {
+      next_line += 1'000'000'000;
+      uint64_t started = 0, errors = 0, inflight = 0;
+      for (auto& w : workers) {
+        WorkerProgress p = w->TakeProgress();
+        started += p.started;
+        errors += p.errors;
+        inflight += p.inflight;
+        handshakes.insert(handshakes.end(), p.new_handshakes_us.begin(),
+                          p.new_handshakes_us.end());
+      }
+      const double elapsed = static_cast<double>(MonotonicNow() - start) / 1e9;
+      fmt::print(progress,
+                 "\r[{:6.1f}s / {:.1f}s] {:8.1f} conn/s  in flight {:5}  errors {:5}  "
+                 "handshake p50 {:8.1f} us  p99 {:8.1f} us ",
+                 elapsed, static_cast<double>(total) / 1e9,
+                 elapsed > 0 ? static_cast<double>(started) / elapsed : 0.0, inflight, errors,
+                 QuickPercentile(handshakes, 0.50), QuickPercentile(handshakes, 0.99));
+      std::fflush(progress);
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (progress) fmt::print(progress, "\n");
+
+  for (auto& w : workers) {
+    const uint32_t base = static_cast<uint32_t>(result.requests.size());
+    for (ConnectionRecord& r : w->records()) {
+      r.first_request += base;
+      result.connections.push_back(std::move(r));
+    }
+    result.requests.insert(result.requests.end(), w->requests().begin(), w->requests().end());
+    result.cpu_user_s += w->cpu_user_s();
+    result.cpu_sys_s += w->cpu_sys_s();
+    result.skipped += w->skipped();
+    result.unfinished += w->unfinished();
+  }
+  // Records in intended-start order, as the schedule laid them out across threads.
+  std::vector<size_t> order(result.connections.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.connections[a].intended_start < result.connections[b].intended_start;
+  });
+  std::vector<ConnectionRecord> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) sorted.push_back(std::move(result.connections[i]));
+  result.connections = std::move(sorted);
+  result.measure_end = result.measure_start + options.duration;
+  result.measured_wall_s = static_cast<double>(options.duration) / 1e9;
+  if (result.interrupted) {
+    // Only the part of the window that actually ran counts towards the achieved rate.
+    Nanos last = result.measure_start;
+    for (const ConnectionRecord& r : result.connections) last = std::max(last, r.intended_start);
+    result.measure_end = last;
+    result.measured_wall_s = std::max(1e-9, static_cast<double>(last - result.measure_start) / 1e9);
+  }
+  return result;
+}
+
+}  // namespace pqc

@@ -1,0 +1,77 @@
+// record — what the load generator keeps of every connection and request (DESIGN.md "What
+// every connection records"). No sampling: one ConnectionRecord per connection attempted.
+// Timestamps are CLOCK_MONOTONIC nanoseconds (0 = did not happen); phases are differences.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+
+namespace pqc {
+
+enum class ConnMode : uint8_t { kFresh, kReuse, kResume };
+std::string_view ConnModeName(ConnMode mode);
+
+// ErrorClass: why a connection failed. Data, not exceptions: a failed connection is a
+// measurement too (DESIGN.md error classes).
+enum class ErrorClass : uint8_t {
+  kNone,
+  kRefused,   // connect: ECONNREFUSED
+  kConnect,   // other connect failure (unreachable, ...)
+  kReset,     // ECONNRESET / EPIPE at any point
+  kTimeout,   // no progress within --timeout
+  kTlsAlert,  // peer sent an alert (detail: its name)
+  kTls,       // local TLS failure (detail: OpenSSL's reason)
+  kHttp,      // malformed or unexpected HTTP response (detail: parser class / status)
+  kClosed,    // peer closed cleanly before the response was complete
+};
+std::string_view ErrorClassName(ErrorClass error);
+
+struct RequestRecord {
+  Nanos sent = 0;        // request fully handed to TLS
+  Nanos first_byte = 0;  // first response byte decrypted
+  Nanos last_byte = 0;   // response complete
+  uint32_t status = 0;   // HTTP status code
+  uint64_t body_bytes = 0;
+};
+
+struct ConnectionRecord {
+  uint64_t id = 0;
+  uint16_t thread = 0;
+  ConnMode mode = ConnMode::kFresh;
+  bool measured = false;       // false during warm-up (discarded from statistics)
+  bool offered_session = false;  // resume mode: a saved session was offered
+
+  Nanos intended_start = 0;    // from the open-loop schedule
+  Nanos actual_start = 0;      // socket() called
+  Nanos tcp_established = 0;   // connect completed
+  Nanos tls_done = 0;          // handshake completed
+  Nanos closed = 0;            // connection finished (success or failure)
+
+  uint32_t first_request = 0;  // index into LoadResult::requests
+  uint32_t request_count = 0;  // requests completed on this connection
+
+  // TLS bytes on the socket until the handshake completed.
+  uint64_t handshake_bytes_written = 0;
+  uint64_t handshake_bytes_read = 0;
+  // Handshake messages (from the message callback): sizes of the server's messages.
+  uint32_t client_hello_bytes = 0;
+  uint32_t server_hello_bytes = 0;
+  uint32_t certificate_bytes = 0;
+  uint32_t certificate_verify_bytes = 0;
+
+  std::string group;           // negotiated group, canonical name ("" if no handshake)
+  uint16_t signature_scheme = 0;  // server's CertificateVerify scheme; 0 when resumed
+  const char* cipher = "";     // static string owned by OpenSSL
+  bool resumed = false;
+  bool hrr = false;
+
+  ErrorClass error = ErrorClass::kNone;
+  std::string error_detail;
+
+  bool ok() const { return error == ErrorClass::kNone; }
+};
+
+}  // namespace pqc

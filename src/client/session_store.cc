@@ -1,0 +1,21 @@
+#include "client/session_store.h"
+
+namespace pqc {
+
+void SessionStore::Put(SslSessionPtr session) {
+  if (!session || SSL_SESSION_is_resumable(session.get()) != 1) return;
+  if (sessions_.size() < capacity_) {
+    sessions_.push_back(std::move(session));
+    return;
+  }
+  sessions_[next_put_] = std::move(session);
+  next_put_ = (next_put_ + 1) % capacity_;
+}
+
+SSL_SESSION* SessionStore::Take() {
+  if (sessions_.empty()) return nullptr;
+  next_take_ %= sessions_.size();
+  return sessions_[next_take_++].get();
+}
+
+}  // namespace pqc

@@ -1,0 +1,278 @@
+#include "client/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "tls/algorithms.h"
+
+namespace pqc {
+namespace {
+
+// Interval: b − a in µs when both happened.
+std::optional<double> Interval(Nanos a, Nanos b) {
+  if (a == 0 || b == 0) return std::nullopt;
+  return NanosToMicros(b - a);
+}
+
+double Seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
+
+double Ratio(double numerator, double denominator) {
+  return denominator > 0 ? numerator / denominator : PhaseStats::kUndefined;
+}
+
+std::vector<std::string> SplitList(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(sep, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+ArmInfo ArmOf(const LoadOptions& o) {
+  ArmInfo arm;
+  arm.target = o.target.len > 0 ? o.target.ToString() : "";
+  arm.server_name = o.server_name;
+  arm.mode = o.mode_text;
+  for (const MixWeight& w : o.mix) arm.mix.emplace_back(std::string(ConnModeName(w.mode)), w.weight);
+  arm.rate = o.rate;
+  arm.arrivals = o.arrivals == Arrivals::kPoisson ? "poisson" : "uniform";
+  arm.duration_s = Seconds(o.duration);
+  arm.warmup_s = Seconds(o.warmup);
+  arm.requests = o.requests;
+  arm.path = o.path;
+  arm.groups = o.tls.groups;
+  arm.key_shares = o.tls.key_shares;
+  arm.sigalgs = SplitList(o.tls.sigalgs, ':');
+  arm.threads = o.threads;
+  arm.timeout_s = Seconds(o.timeout);
+  return arm;
+}
+
+// ExpectedSigalg: the arm may name the certificate type ("ml-dsa-65") or the TLS scheme
+// ("mldsa65"); records carry the scheme, so compare against that.
+std::string ExpectedSigalg(const std::string& expect) {
+  auto info = FindSignature(expect);
+  if (info.ok() && !(*info)->tls_sigalg.empty()) return std::string((*info)->tls_sigalg);
+  return expect;
+}
+
+void AddMean(MessageBytes& m, uint32_t bytes, double& sum) {
+  if (bytes == 0) return;
+  ++m.count;
+  sum += bytes;
+}
+
+// Mismatches: one reason per unexpected value, "N of M connections negotiated <what> V
+// instead of E".
+void Mismatches(const std::map<std::string, uint64_t>& counts, const std::string& expected,
+                std::string_view what, std::vector<std::string>& reasons) {
+  uint64_t judged = 0;
+  for (const auto& [name, n] : counts) judged += n;
+  for (const auto& [name, n] : counts) {
+    if (name == expected) continue;
+    reasons.push_back(fmt::format("{} of {} connections negotiated {} {} instead of {}", n,
+                                  judged, what, name, expected));
+  }
+}
+
+}  // namespace
+
+std::string_view PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kConnect: return "connect";
+    case Phase::kHandshake: return "handshake";
+    case Phase::kTtfb: return "ttfb";
+    case Phase::kResponse: return "response";
+    case Phase::kTotal: return "total";
+  }
+  return "?";
+}
+
+std::optional<double> ConnectMicros(const ConnectionRecord& c) {
+  return Interval(c.actual_start, c.tcp_established);
+}
+std::optional<double> HandshakeMicros(const ConnectionRecord& c) {
+  return Interval(c.tcp_established, c.tls_done);
+}
+std::optional<double> LagMicros(const ConnectionRecord& c) {
+  return Interval(c.intended_start, c.actual_start);
+}
+std::optional<double> TtfbMicros(const RequestRecord& r) { return Interval(r.sent, r.first_byte); }
+std::optional<double> ResponseMicros(const RequestRecord& r) {
+  return Interval(r.sent, r.last_byte);
+}
+
+std::optional<double> TotalMicros(const ConnectionRecord& c,
+                                  std::span<const RequestRecord> requests) {
+  if (!c.ok() || requests.empty()) return std::nullopt;
+  return Interval(c.intended_start, requests.back().last_byte);
+}
+
+std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
+                                          const std::vector<RequestRecord>& all) {
+  const size_t first = std::min<size_t>(c.first_request, all.size());
+  const size_t count = std::min<size_t>(c.request_count, all.size() - first);
+  return std::span<const RequestRecord>(all).subspan(first, count);
+}
+
+LoadSummary Summarize(const LoadResult& result) {
+  const LoadOptions& o = result.options;
+  LoadSummary s;
+  s.arm = ArmOf(o);
+
+  std::array<std::vector<double>, kAllPhases.size()> samples;
+  auto add = [&samples](Phase p, std::optional<double> v) {
+    if (v) samples[static_cast<size_t>(p)].push_back(*v);
+  };
+  std::vector<double> lags;
+  double written_sum = 0, read_sum = 0;
+  double ch_sum = 0, sh_sum = 0, cert_sum = 0, cv_sum = 0;
+  uint64_t started = 0;
+  // Resumption state per mode: resume connections that offered a session but did a full
+  // handshake; fresh/reuse connections that resumed.
+  uint64_t resume_judged = 0, resume_missed = 0;
+  std::map<std::string, uint64_t> resumed_by_mode;  // mode name → unexpected resumptions
+  uint64_t reuse_ok = 0, reuse_short = 0;
+
+  for (const ConnectionRecord& c : result.connections) {
+    if (!c.measured) continue;
+    ++s.connections;
+    if (c.actual_start != 0) ++started;
+    if (!c.ok()) {
+      ++s.errors;
+      ++s.errors_by_class[std::string(ErrorClassName(c.error))];
+    }
+    const auto requests = RequestsOf(c, result.requests);
+    add(Phase::kConnect, ConnectMicros(c));
+    add(Phase::kHandshake, HandshakeMicros(c));
+    for (const RequestRecord& r : requests) {
+      add(Phase::kTtfb, TtfbMicros(r));
+      add(Phase::kResponse, ResponseMicros(r));
+      s.bytes.response_body_total += r.body_bytes;
+    }
+    add(Phase::kTotal, TotalMicros(c, requests));
+    if (auto lag = LagMicros(c)) lags.push_back(*lag);
+
+    if (c.mode == ConnMode::kResume && !c.offered_session) ++s.negotiated.resume_without_session;
+    if (c.tls_done == 0) continue;  // below: what a completed handshake negotiated
+
+    NegotiatedCounts& n = s.negotiated;
+    ++n.handshakes;
+    if (!c.group.empty()) ++n.groups[c.group];
+    if (c.signature_scheme != 0) ++n.sigalgs[SignatureSchemeName(c.signature_scheme)];
+    if (c.cipher != nullptr && c.cipher[0] != '\0') ++n.ciphers[c.cipher];
+    if (c.resumed) ++n.resumed;
+    if (c.hrr) ++n.hrr;
+
+    s.bytes.handshake_written_total += c.handshake_bytes_written;
+    s.bytes.handshake_read_total += c.handshake_bytes_read;
+    written_sum += static_cast<double>(c.handshake_bytes_written);
+    read_sum += static_cast<double>(c.handshake_bytes_read);
+    AddMean(s.bytes.client_hello, c.client_hello_bytes, ch_sum);
+    AddMean(s.bytes.server_hello, c.server_hello_bytes, sh_sum);
+    AddMean(s.bytes.certificate, c.certificate_bytes, cert_sum);
+    AddMean(s.bytes.certificate_verify, c.certificate_verify_bytes, cv_sum);
+
+    if (c.mode == ConnMode::kResume) {
+      if (c.offered_session) {
+        ++resume_judged;
+        if (!c.resumed) ++resume_missed;
+      }
+    } else if (c.resumed) {
+      ++resumed_by_mode[std::string(ConnModeName(c.mode))];
+    }
+    if (c.mode == ConnMode::kReuse && c.ok()) {
+      ++reuse_ok;
+      if (c.request_count != o.requests) ++reuse_short;
+    }
+  }
+
+  for (Phase p : kAllPhases) {
+    const auto i = static_cast<size_t>(p);
+    s.phases[i] = Summarize(std::move(samples[i]));
+  }
+  s.error_rate = Ratio(static_cast<double>(s.errors), static_cast<double>(s.connections));
+
+  const double handshakes = static_cast<double>(s.negotiated.handshakes);
+  s.bytes.handshake_written_mean = Ratio(written_sum, handshakes);
+  s.bytes.handshake_read_mean = Ratio(read_sum, handshakes);
+  s.bytes.client_hello.mean = Ratio(ch_sum, static_cast<double>(s.bytes.client_hello.count));
+  s.bytes.server_hello.mean = Ratio(sh_sum, static_cast<double>(s.bytes.server_hello.count));
+  s.bytes.certificate.mean = Ratio(cert_sum, static_cast<double>(s.bytes.certificate.count));
+  s.bytes.certificate_verify.mean =
+      Ratio(cv_sum, static_cast<double>(s.bytes.certificate_verify.count));
+
+  LoadgenHealth& g = s.loadgen;
+  std::sort(lags.begin(), lags.end());
+  g.rate_target = o.rate;
+  g.wall_s = result.measured_wall_s;
+  g.threads = result.threads;
+  g.rate_achieved = Ratio(static_cast<double>(started), result.measured_wall_s);
+  g.lag_p50_us = Percentile(lags, 0.50);
+  g.lag_p99_us = Percentile(lags, 0.99);
+  g.lag_max_us = lags.empty() ? PhaseStats::kUndefined : lags.back();
+  g.lag_limit_us = NanosToMicros(o.max_lag_p99);
+  g.cpu_user_s = result.cpu_user_s;
+  g.cpu_sys_s = result.cpu_sys_s;
+  const double cpu_s = result.cpu_user_s + result.cpu_sys_s;
+  g.cpu_us_per_connection = Ratio(cpu_s * 1e6, static_cast<double>(s.connections));
+  g.cpu_share = Ratio(cpu_s, result.measured_wall_s * result.threads);
+  g.cpu_share_limit = o.max_cpu_share;
+  // NaN compares false: an undefined lag or share does not claim saturation.
+  g.saturated_by_lag = g.lag_p99_us > g.lag_limit_us;
+  g.saturated_by_cpu = g.cpu_share > g.cpu_share_limit;
+  g.saturated = g.saturated_by_lag || g.saturated_by_cpu;
+  g.skipped = result.skipped;
+  g.unfinished = result.unfinished;
+
+  std::vector<std::string>& why = s.invalid_reasons;
+  if (s.connections == 0) why.push_back("no measured connections");
+  if (g.saturated_by_lag) {
+    why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs",
+                              g.lag_p99_us, g.lag_limit_us));
+  }
+  if (g.saturated_by_cpu) {
+    why.push_back(fmt::format("load generator saturated: CPU {:.1f} % of {} threads > {:.4g} %",
+                              g.cpu_share * 100, g.threads, g.cpu_share_limit * 100));
+  }
+  if (g.skipped > 0) {
+    why.push_back(fmt::format("{} arrivals skipped: max in-flight ({}) reached", g.skipped,
+                              o.max_inflight));
+  }
+  if (s.error_rate > o.max_error_rate) {
+    why.push_back(fmt::format("error rate {:.2f} % ({} of {} connections) > {:.4g} %",
+                              s.error_rate * 100, s.errors, s.connections,
+                              o.max_error_rate * 100));
+  }
+  if (!o.expect_group.empty()) {
+    Mismatches(s.negotiated.groups, CanonicalGroupName(o.expect_group), "group", why);
+  }
+  if (!o.expect_sigalg.empty()) {
+    Mismatches(s.negotiated.sigalgs, ExpectedSigalg(o.expect_sigalg), "signature algorithm",
+               why);
+  }
+  if (resume_missed > 0) {
+    why.push_back(fmt::format("{} of {} resume connections were not resumed", resume_missed,
+                              resume_judged));
+  }
+  for (const auto& [mode, n] : resumed_by_mode) {
+    if (o.mix.size() > 1) {
+      why.push_back(fmt::format("{} {} connections resumed in a mix arm", n, mode));
+    } else {
+      why.push_back(fmt::format("{} connections resumed in a {} arm", n, mode));
+    }
+  }
+  if (reuse_short > 0) {
+    why.push_back(fmt::format("{} of {} reuse connections did not complete {} requests",
+                              reuse_short, reuse_ok, o.requests));
+  }
+  return s;
+}
+
+}  // namespace pqc

@@ -1,0 +1,145 @@
+// summary — what one load run measured, reduced to the numbers every report shows, and
+// whether the run may be believed (DESIGN.md "Truths a run checks on itself"). Everything
+// here is computed from a LoadResult by pure functions; printing lives in summary_output.h,
+// so the terminal table, JSON and the results store show the same numbers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "client/load_result.h"
+#include "client/record.h"
+#include "stats/percentiles.h"
+
+namespace pqc {
+
+// Phase — the phases of DESIGN.md "Names", in report order.
+enum class Phase : uint8_t { kConnect, kHandshake, kTtfb, kResponse, kTotal };
+inline constexpr std::array<Phase, 5> kAllPhases = {Phase::kConnect, Phase::kHandshake,
+                                                    Phase::kTtfb, Phase::kResponse,
+                                                    Phase::kTotal};
+// PhaseName: "connect", "handshake", "ttfb", "response", "total" (JSON keys, table rows).
+std::string_view PhaseName(Phase phase);
+
+// Per-connection phase definitions, in µs — one place, shared by the summary and the samples
+// CSV so that both agree. Each is nullopt when a timestamp it needs is 0 (did not happen):
+// a failed phase is counted as an error, never as a latency.
+std::optional<double> ConnectMicros(const ConnectionRecord& c);    // tcp_established − actual_start
+std::optional<double> HandshakeMicros(const ConnectionRecord& c);  // tls_done − tcp_established
+std::optional<double> LagMicros(const ConnectionRecord& c);        // actual_start − intended_start
+std::optional<double> TtfbMicros(const RequestRecord& r);          // first_byte − sent
+std::optional<double> ResponseMicros(const RequestRecord& r);      // last_byte − sent
+// TotalMicros: intended start → last byte of the last request; only for a connection that
+// succeeded (ok(), at least one request), since open-loop latency counts the wait for a slot.
+std::optional<double> TotalMicros(const ConnectionRecord& c,
+                                  std::span<const RequestRecord> requests);
+
+// RequestsOf: the connection's requests within `all` (clamped to its bounds, so a record
+// that points past the end yields fewer requests rather than a read out of range).
+std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
+                                          const std::vector<RequestRecord>& all);
+
+// ArmInfo — the arm's settings as reports name them, copied out of LoadOptions so that
+// outputs need neither sockets nor OpenSSL types.
+struct ArmInfo {
+  std::string target;  // "127.0.0.1:8443"
+  std::string server_name;
+  std::string mode;                                 // as given: fresh|reuse|resume|mix
+  std::vector<std::pair<std::string, double>> mix;  // mode → relative weight
+  double rate = 0;                                  // connections per second
+  std::string arrivals;                             // "uniform" | "poisson"
+  double duration_s = 0;
+  double warmup_s = 0;
+  uint32_t requests = 0;
+  std::string path;
+  std::vector<std::string> groups;
+  std::vector<std::string> key_shares;
+  std::vector<std::string> sigalgs;  // the OpenSSL list split at ':'; empty = default
+  unsigned threads = 0;
+  double timeout_s = 0;
+};
+
+// NegotiatedCounts — what measured connections that completed a handshake agreed on.
+struct NegotiatedCounts {
+  uint64_t handshakes = 0;                  // measured connections with tls_done
+  std::map<std::string, uint64_t> groups;   // canonical group name → connections
+  std::map<std::string, uint64_t> sigalgs;  // SignatureScheme name; resumed ones have none
+  std::map<std::string, uint64_t> ciphers;
+  uint64_t resumed = 0;
+  uint64_t hrr = 0;
+  uint64_t resume_without_session = 0;  // resume-mode connections with no session to offer
+};
+
+// MessageBytes — a handshake message's mean size over the connections that had it (a
+// resumed handshake has no Certificate), with how many that was.
+struct MessageBytes {
+  uint64_t count = 0;
+  double mean = PhaseStats::kUndefined;
+};
+
+struct ByteStats {
+  // TLS bytes on the socket during the handshake, over measured connections with tls_done.
+  uint64_t handshake_written_total = 0;
+  double handshake_written_mean = PhaseStats::kUndefined;
+  uint64_t handshake_read_total = 0;
+  double handshake_read_mean = PhaseStats::kUndefined;
+  MessageBytes client_hello;
+  MessageBytes server_hello;
+  MessageBytes certificate;
+  MessageBytes certificate_verify;
+  uint64_t response_body_total = 0;  // body bytes of every measured request
+};
+
+// LoadgenHealth — the load generator's own accounting: whether it kept its schedule, which
+// is what separates "the server is slow" from "the client could not keep up".
+struct LoadgenHealth {
+  double rate_target = 0;                           // options.rate
+  double rate_achieved = PhaseStats::kUndefined;    // measured connections / measured wall s
+  double lag_p50_us = PhaseStats::kUndefined;
+  double lag_p99_us = PhaseStats::kUndefined;
+  double lag_max_us = PhaseStats::kUndefined;
+  double lag_limit_us = 0;                          // options.max_lag_p99
+  double wall_s = 0;                                // measured phase
+  unsigned threads = 0;
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  double cpu_us_per_connection = PhaseStats::kUndefined;
+  double cpu_share = PhaseStats::kUndefined;        // (user + sys) / (wall × threads)
+  double cpu_share_limit = 0;                       // options.max_cpu_share
+  bool saturated_by_lag = false;
+  bool saturated_by_cpu = false;
+  bool saturated = false;
+  uint64_t skipped = 0;
+  uint64_t unfinished = 0;
+};
+
+// LoadSummary — one arm's run, measured connections only (warm-up never leaks in).
+struct LoadSummary {
+  ArmInfo arm;
+  uint64_t connections = 0;  // measured
+  uint64_t errors = 0;       // measured connections that failed
+  std::map<std::string, uint64_t> errors_by_class;  // ErrorClassName → connections
+  double error_rate = PhaseStats::kUndefined;        // errors / connections
+  NegotiatedCounts negotiated;
+  std::array<PhaseStats, kAllPhases.size()> phases;  // indexed by Phase
+  ByteStats bytes;
+  LoadgenHealth loadgen;
+  // invalid_reasons: each failed self-check, saying what and how many; empty = valid.
+  std::vector<std::string> invalid_reasons;
+
+  bool valid() const { return invalid_reasons.empty(); }
+  const PhaseStats& phase(Phase p) const { return phases[static_cast<size_t>(p)]; }
+};
+
+// Summarize: statistics and validity checks of one run. Pure; any LoadResult is accepted,
+// including an empty one (which is invalid: no measured connections).
+LoadSummary Summarize(const LoadResult& result);
+
+}  // namespace pqc

@@ -1,0 +1,247 @@
+#include "client/summary_output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace pqc {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ---- JSON ----
+
+// Num: a number, or null when undefined (JSON has no NaN).
+Json Num(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json Counts(const std::map<std::string, uint64_t>& counts) {
+  Json j = Json::object();
+  for (const auto& [name, n] : counts) j[name] = n;
+  return j;
+}
+
+Json PhaseJson(const PhaseStats& p) {
+  return Json{{"count", p.count}, {"min", Num(p.min)},   {"mean", Num(p.mean)},
+              {"p50", Num(p.p50)}, {"p75", Num(p.p75)},   {"p90", Num(p.p90)},
+              {"p95", Num(p.p95)}, {"p99", Num(p.p99)},   {"p999", Num(p.p999)},
+              {"max", Num(p.max)}};
+}
+
+Json ArmJson(const ArmInfo& a) {
+  Json mix = Json::object();
+  for (const auto& [mode, weight] : a.mix) mix[mode] = Num(weight);
+  return Json{{"target", a.target},
+              {"server_name", a.server_name},
+              {"mode", a.mode},
+              {"mix", mix},
+              {"rate", Num(a.rate)},
+              {"arrivals", a.arrivals},
+              {"duration_s", Num(a.duration_s)},
+              {"warmup_s", Num(a.warmup_s)},
+              {"requests", a.requests},
+              {"path", a.path},
+              {"groups", a.groups},
+              {"key_shares", a.key_shares},
+              {"sigalgs", a.sigalgs},
+              {"threads", a.threads},
+              {"timeout_s", Num(a.timeout_s)}};
+}
+
+Json MessageJson(const MessageBytes& m) { return Json{{"count", m.count}, {"mean", Num(m.mean)}}; }
+
+Json BytesJson(const ByteStats& b) {
+  return Json{
+      {"handshake_written",
+       {{"total", b.handshake_written_total}, {"mean", Num(b.handshake_written_mean)}}},
+      {"handshake_read", {{"total", b.handshake_read_total}, {"mean", Num(b.handshake_read_mean)}}},
+      {"client_hello", MessageJson(b.client_hello)},
+      {"server_hello", MessageJson(b.server_hello)},
+      {"certificate", MessageJson(b.certificate)},
+      {"certificate_verify", MessageJson(b.certificate_verify)},
+      {"response_body", {{"total", b.response_body_total}}}};
+}
+
+Json LoadgenJson(const LoadgenHealth& g) {
+  return Json{{"rate_target", Num(g.rate_target)},
+              {"rate_achieved", Num(g.rate_achieved)},
+              {"lag_p99_us", Num(g.lag_p99_us)},
+              {"cpu_user_s", Num(g.cpu_user_s)},
+              {"cpu_sys_s", Num(g.cpu_sys_s)},
+              {"cpu_us_per_connection", Num(g.cpu_us_per_connection)},
+              {"saturated", g.saturated},
+              {"lag_p50_us", Num(g.lag_p50_us)},
+              {"lag_max_us", Num(g.lag_max_us)},
+              {"lag_limit_us", Num(g.lag_limit_us)},
+              {"cpu_share", Num(g.cpu_share)},
+              {"cpu_share_limit", Num(g.cpu_share_limit)},
+              {"wall_s", Num(g.wall_s)},
+              {"threads", g.threads},
+              {"skipped", g.skipped},
+              {"unfinished", g.unfinished}};
+}
+
+// ---- table ----
+
+// Fixed: one decimal, or "-" when undefined.
+std::string Fixed(double v, int decimals = 1) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}", v, decimals) : std::string("-");
+}
+
+std::string CountList(const std::map<std::string, uint64_t>& counts) {
+  if (counts.empty()) return "-";
+  std::string out;
+  for (const auto& [name, n] : counts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", name, n);
+  }
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& items, std::string_view sep) {
+  if (items.empty()) return "default";
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::string MessageText(const MessageBytes& m) {
+  return m.count == 0 ? std::string("-") : fmt::format("{} (in {})", Fixed(m.mean), m.count);
+}
+
+void WritePhaseTable(std::ostream& out, const LoadSummary& s) {
+  constexpr std::array<std::string_view, 11> kHeader = {
+      "phase (µs)", "count", "min", "mean", "p50", "p75", "p90", "p95", "p99", "p99.9", "max"};
+  std::vector<std::array<std::string, kHeader.size()>> rows;
+  for (Phase phase : kAllPhases) {
+    const PhaseStats& p = s.phase(phase);
+    rows.push_back({std::string(PhaseName(phase)), std::to_string(p.count), Fixed(p.min),
+                    Fixed(p.mean), Fixed(p.p50), Fixed(p.p75), Fixed(p.p90), Fixed(p.p95),
+                    Fixed(p.p99), Fixed(p.p999), Fixed(p.max)});
+  }
+  // Widths in characters, not bytes: "µ" is two bytes of UTF-8.
+  auto length = [](std::string_view text) {
+    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
+      return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    }));
+  };
+  std::array<size_t, kHeader.size()> width{};
+  for (size_t i = 0; i < kHeader.size(); ++i) {
+    width[i] = std::max<size_t>(length(kHeader[i]), 3);
+    for (const auto& row : rows) width[i] = std::max(width[i], length(row[i]));
+  }
+  auto cell = [&](std::string_view text, size_t i) {
+    const std::string pad(width[i] - length(text), ' ');
+    return i == 0 ? fmt::format(" {}{} |", text, pad) : fmt::format(" {}{} |", pad, text);
+  };
+  std::string line = "|";
+  for (size_t i = 0; i < kHeader.size(); ++i) line += cell(kHeader[i], i);
+  out << line << '\n';
+  line = "|";
+  for (size_t i = 0; i < kHeader.size(); ++i) {
+    line += i == 0 ? fmt::format(" :{} |", std::string(width[i] - 1, '-'))
+                   : fmt::format(" {}: |", std::string(width[i] - 1, '-'));
+  }
+  out << line << '\n';
+  for (const auto& row : rows) {
+    line = "|";
+    for (size_t i = 0; i < row.size(); ++i) line += cell(row[i], i);
+    out << line << '\n';
+  }
+}
+
+}  // namespace
+
+void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
+  const ArmInfo& a = s.arm;
+  out << fmt::format("load {} → {}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
+                     a.mode, a.target.empty() ? "-" : a.target, Fixed(a.rate), a.arrivals,
+                     Fixed(a.duration_s), Fixed(a.warmup_s), a.requests, a.path);
+  out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s)\n\n",
+                     Joined(a.groups, ":"), Joined(a.key_shares, ":"), Joined(a.sigalgs, ":"),
+                     a.threads);
+
+  WritePhaseTable(out, s);
+
+  const NegotiatedCounts& n = s.negotiated;
+  out << fmt::format("\nnegotiated ({} handshakes)\n", n.handshakes);
+  out << fmt::format("- groups: {}\n", CountList(n.groups));
+  out << fmt::format("- signature algorithms: {}\n", CountList(n.sigalgs));
+  out << fmt::format("- ciphers: {}\n", CountList(n.ciphers));
+  out << fmt::format("- resumed: {}, HelloRetryRequest: {}\n", n.resumed, n.hrr);
+
+  const ByteStats& b = s.bytes;
+  out << "\nbytes (mean per connection)\n";
+  out << fmt::format("- handshake written: {} (total {})\n", Fixed(b.handshake_written_mean),
+                     b.handshake_written_total);
+  out << fmt::format("- handshake read: {} (total {})\n", Fixed(b.handshake_read_mean),
+                     b.handshake_read_total);
+  out << fmt::format("- ClientHello {}, ServerHello {}\n", MessageText(b.client_hello),
+                     MessageText(b.server_hello));
+  out << fmt::format("- Certificate {}, CertificateVerify {}\n", MessageText(b.certificate),
+                     MessageText(b.certificate_verify));
+  out << fmt::format("- response bodies: {} total\n", b.response_body_total);
+
+  const LoadgenHealth& g = s.loadgen;
+  out << fmt::format("\nload generator{}\n", g.saturated ? " (SATURATED)" : "");
+  out << fmt::format("- rate: target {} /s, achieved {} /s over {} s\n", Fixed(g.rate_target),
+                     Fixed(g.rate_achieved), Fixed(g.wall_s, 3));
+  out << fmt::format("- start lag: p50 {} µs, p99 {} µs, max {} µs (limit p99 {} µs)\n",
+                     Fixed(g.lag_p50_us), Fixed(g.lag_p99_us), Fixed(g.lag_max_us),
+                     Fixed(g.lag_limit_us));
+  out << fmt::format(
+      "- CPU: user {} s, sys {} s, {} µs per connection, {} % of {} thread(s) (limit {} %)\n",
+      Fixed(g.cpu_user_s, 3), Fixed(g.cpu_sys_s, 3), Fixed(g.cpu_us_per_connection),
+      Fixed(g.cpu_share * 100), g.threads, Fixed(g.cpu_share_limit * 100));
+  out << fmt::format("- skipped arrivals: {}, unfinished connections: {}\n", g.skipped,
+                     g.unfinished);
+
+  out << fmt::format("\nconnections: {} measured, {} errors ({} %){}{}\n", s.connections,
+                     s.errors, Fixed(s.error_rate * 100, 2), s.errors > 0 ? ": " : "",
+                     s.errors > 0 ? CountList(s.errors_by_class) : "");
+
+  if (s.valid()) {
+    out << "\nVALID\n";
+  } else {
+    out << "\nINVALID\n";
+    for (const std::string& reason : s.invalid_reasons) out << "- " << reason << '\n';
+  }
+}
+
+nlohmann::ordered_json SummaryJson(const LoadSummary& s) {
+  Json phases = Json::object();
+  for (Phase p : kAllPhases) phases[std::string(PhaseName(p))] = PhaseJson(s.phase(p));
+  const NegotiatedCounts& n = s.negotiated;
+  return Json{{"arm", ArmJson(s.arm)},
+              {"connections", s.connections},
+              {"errors",
+               {{"total", s.errors},
+                {"by_class", Counts(s.errors_by_class)},
+                {"rate", Num(s.error_rate)}}},
+              {"negotiated",
+               {{"groups", Counts(n.groups)},
+                {"sigalgs", Counts(n.sigalgs)},
+                {"resumed", n.resumed},
+                {"hrr", n.hrr},
+                {"cipher", Counts(n.ciphers)},
+                {"handshakes", n.handshakes},
+                {"resume_without_session", n.resume_without_session}}},
+              {"phases", phases},
+              {"bytes", BytesJson(s.bytes)},
+              {"loadgen", LoadgenJson(s.loadgen)},
+              {"valid", s.valid()},
+              {"invalid_reasons", s.invalid_reasons}};
+}
+
+void WriteSummaryJson(std::ostream& out, const LoadSummary& s) {
+  // replace: a stray non-UTF-8 byte (e.g. from a target name) must not abort the output.
+  out << SummaryJson(s).dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace pqc

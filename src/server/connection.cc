@@ -1,0 +1,285 @@
+#include "server/connection.h"
+
+#include <openssl/err.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "net/event_loop.h"
+#include "server/payload.h"
+#include "server/ssl_failure.h"
+
+namespace pqc {
+namespace {
+
+// Fairness: one connection gives the loop back after this many pipelined requests or
+// response chunks, so that a fast client cannot starve the others of its thread.
+constexpr int kRequestsPerWake = 32;
+constexpr int kChunksPerWake = 64;
+// kLingerTime: how long a closing connection keeps draining what the client still sends, so
+// that unread input does not make the kernel reset the connection before the client has read
+// the response (nginx's lingering close). The idle timeout caps it too.
+constexpr Nanos kLingerTime = 2'000'000'000;
+
+}  // namespace
+
+Connection::Connection(ScopedFd fd, SslPtr ssl, const ConnectionEnv* env, Nanos now)
+    : fd_(std::move(fd)),
+      ssl_(std::move(ssl)),
+      env_(env),
+      stats_(*env->stats),
+      interest_(kIoRead),
+      deadline_(now + env->handshake_timeout) {}
+
+Connection::Next Connection::OnReady(Nanos now) {
+  now_ = now;
+  switch (state_) {
+    case State::kHandshake:
+      return Handshake();
+    case State::kReading:
+    case State::kWriting:
+      return Serve();
+    case State::kLingering:
+      return Linger();
+  }
+  return Next::kClose;
+}
+
+void Connection::OnDeadline() {
+  switch (state_) {
+    case State::kHandshake:
+      ++stats_.handshake_failures.timeout;
+      break;
+    case State::kReading:
+      ++stats_.idle_timeouts;
+      if (!mid_request_) {  // say goodbye properly to a keep-alive client; best effort
+        SSL_shutdown(ssl_.get());
+        ERR_clear_error();
+      }
+      break;
+    case State::kWriting:
+      ++stats_.idle_timeouts;
+      break;
+    case State::kLingering:
+      break;
+  }
+}
+
+Connection::Next Connection::Handshake() {
+  errno = 0;
+  int rc = SSL_do_handshake(ssl_.get());
+  if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+  if (SSL_session_reused(ssl_.get()) == 1) {
+    ++stats_.handshakes_resumed;
+  } else {
+    ++stats_.handshakes_full;
+  }
+  state_ = State::kReading;
+  deadline_ = now_ + env_->idle_timeout;
+  return Serve();
+}
+
+Connection::Next Connection::Serve() {
+  for (int served = 0;;) {
+    if (state_ == State::kWriting) {
+      Step s = WriteResponse();
+      if (s != Step::kDone) return s == Step::kBlocked ? Next::kWait : Next::kClose;
+      if (!keep_alive_) return BeginLinger();
+      state_ = State::kReading;
+      parser_.Reset();
+      deadline_ = now_ + env_->idle_timeout;
+      if (++served >= kRequestsPerWake && HasBufferedInput()) return Next::kYield;
+    }
+    Step s = ReadRequest();
+    if (s != Step::kDone) return s == Step::kBlocked ? Next::kWait : Next::kClose;
+    PrepareResponse();
+    state_ = State::kWriting;
+  }
+}
+
+Connection::Step Connection::ReadRequest() {
+  for (;;) {
+    if (pending_off_ < pending_.size()) {
+      mid_request_ = true;
+      ParseResult r = parser_.Feed(std::string_view(pending_).substr(pending_off_));
+      pending_off_ += r.consumed;
+      if (pending_off_ >= pending_.size()) {
+        pending_.clear();
+        pending_off_ = 0;
+      }
+      if (r.status != ParseStatus::kNeedMore) return Step::kDone;
+    }
+    // The deadline does not move while a request arrives: a client trickling a header byte
+    // by byte is still cut off one idle timeout after its previous response.
+    size_t n = 0;
+    errno = 0;
+    int rc = SSL_read_ex(ssl_.get(), env_->scratch.data(), env_->scratch.size(), &n);
+    if (rc != 1) return Blocked(rc, errno);
+    stats_.bytes_received += n;
+    mid_request_ = true;
+    std::string_view in(env_->scratch.data(), n);
+    ParseResult r = parser_.Feed(in);
+    if (r.status == ParseStatus::kNeedMore) continue;
+    if (r.status == ParseStatus::kComplete) pending_.assign(in.substr(r.consumed));
+    return Step::kDone;
+  }
+}
+
+void Connection::PrepareResponse() {
+  mid_request_ = false;
+  ++stats_.requests;
+  Route route;
+  bool head = false;
+  if (parser_.status() == ParseStatus::kError) {
+    int status = StatusForRequestError(parser_.error_class());
+    switch (status) {
+      case 405:
+        ++stats_.methods_not_allowed;
+        break;
+      case 431:
+        ++stats_.heads_too_large;
+        break;
+      default:
+        ++stats_.bad_requests;
+        break;
+    }
+    route = ErrorRoute(status);
+    keep_alive_ = false;
+  } else {
+    route = ResolveRoute(parser_.target());
+    keep_alive_ = parser_.keep_alive();
+    head = parser_.is_head();
+    if (route.status == 404) ++stats_.not_found;
+  }
+  out_.clear();
+  AppendResponseHead(route, keep_alive_, &out_);
+  out_sent_ = false;
+  body_offset_ = 0;
+  body_left_ = 0;
+  if (head) return;
+  if (!route.is_payload) {
+    out_.append(route.text);
+    return;
+  }
+  // The head and the first body bytes share one record.
+  size_t room = out_.size() < kWriteChunk ? kWriteChunk - out_.size() : 0;
+  std::span<const char> first =
+      PayloadChunk(env_->payload, 0, std::min<uint64_t>(route.body_size, room));
+  out_.append(first.data(), first.size());
+  body_offset_ = first.size();
+  body_left_ = route.body_size - first.size();
+}
+
+Connection::Step Connection::WriteResponse() {
+  for (int chunks = 0; chunks < kChunksPerWake; ++chunks) {
+    std::span<const char> chunk;
+    if (!out_sent_) {
+      chunk = std::span<const char>(out_.data(), out_.size());
+    } else if (body_left_ > 0) {
+      chunk = PayloadChunk(env_->payload, body_offset_, body_left_);
+    } else {
+      return Step::kDone;
+    }
+    // Without SSL_MODE_ENABLE_PARTIAL_WRITE a success wrote all of chunk; after WANT_WRITE
+    // the retry passes the same bytes, as OpenSSL requires.
+    size_t n = 0;
+    errno = 0;
+    int rc = SSL_write_ex(ssl_.get(), chunk.data(), chunk.size(), &n);
+    if (rc != 1) return Blocked(rc, errno);
+    stats_.bytes_sent += n;
+    deadline_ = now_ + env_->idle_timeout;
+    if (!out_sent_) {
+      out_sent_ = true;
+    } else {
+      body_offset_ += n;
+      body_left_ -= n;
+    }
+  }
+  if (!out_sent_ || body_left_ > 0) {
+    interest_ = kIoWrite;  // level-triggered: back as soon as the other fds had their turn
+    return Step::kBlocked;
+  }
+  return Step::kDone;
+}
+
+Connection::Next Connection::BeginLinger() {
+  SSL_shutdown(ssl_.get());  // close_notify, best effort (the response is already sent)
+  ERR_clear_error();
+  ssl_.reset();
+  ::shutdown(fd_.get(), SHUT_WR);
+  state_ = State::kLingering;
+  interest_ = kIoRead;
+  deadline_ = now_ + std::min(kLingerTime, env_->idle_timeout);
+  return Linger();
+}
+
+Connection::Next Connection::Linger() {
+  for (int reads = 0; reads < kChunksPerWake; ++reads) {
+    ssize_t n = ::recv(fd_.get(), env_->scratch.data(), env_->scratch.size(), 0);
+    if (n > 0) continue;
+    if (n == 0) return Next::kClose;  // the client has closed too: done
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return Next::kWait;
+    return Next::kClose;
+  }
+  return Next::kWait;
+}
+
+Connection::Step Connection::Blocked(int rc, int saved_errno) {
+  SslFailure f = ClassifySslResult(ssl_.get(), rc, saved_errno);
+  switch (f.outcome) {
+    case SslOutcome::kWantRead:
+      interest_ = kIoRead;
+      return Step::kBlocked;
+    case SslOutcome::kWantWrite:
+      interest_ = kIoWrite;
+      return Step::kBlocked;
+    default:
+      break;
+  }
+  if (!f.reason.empty()) stats_.last_tls_error = std::move(f.reason);
+  if (state_ == State::kHandshake) {
+    HandshakeFailures& h = stats_.handshake_failures;
+    switch (f.outcome) {
+      case SslOutcome::kClosed:
+        ++h.closed;
+        break;
+      case SslOutcome::kReset:
+        ++h.reset;
+        break;
+      case SslOutcome::kPeerAlert:
+        ++h.peer_alert;
+        break;
+      case SslOutcome::kProtocol:
+        ++h.protocol;
+        break;
+      default:
+        ++h.other;
+        break;
+    }
+    return Step::kFailed;
+  }
+  switch (f.outcome) {
+    case SslOutcome::kClosed:
+      if (state_ == State::kReading && !mid_request_) {
+        ++stats_.closed_by_client;
+      } else {
+        ++stats_.truncated;
+      }
+      break;
+    case SslOutcome::kReset:
+      ++stats_.resets;
+      break;
+    default:
+      ++stats_.tls_errors;
+      break;
+  }
+  return Step::kFailed;
+}
+
+bool Connection::HasBufferedInput() const {
+  return pending_off_ < pending_.size() || (ssl_ && SSL_has_pending(ssl_.get()) == 1);
+}
+
+}  // namespace pqc

@@ -1,0 +1,34 @@
+// ServerOptions — everything `serve` and the embedded target driver can set. The defaults
+// are those of a benchmark target that should never be the bottleneck nor hold memory for
+// clients that went away: one thread, generous timeouts, a connection cap per thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/clock.h"
+#include "net/address.h"
+#include "tls/cert_chain.h"
+#include "tls/context.h"
+
+namespace pqc {
+
+// DefaultServerAddress: 127.0.0.1:8443.
+SocketAddress DefaultServerAddress();
+
+struct ServerOptions {
+  SocketAddress listen = DefaultServerAddress();  // port 0 = ephemeral (see address())
+  // The certificate: an in-memory chain (used only during Start: the context keeps its own
+  // references), or PEM files (chain file: leaf then intermediates). Exactly one.
+  const CertChain* chain = nullptr;
+  std::string cert_file;
+  std::string key_file;
+  ServerTlsConfig tls;
+  int threads = 1;                                 // event loops, one SO_REUSEPORT listener each
+  Nanos handshake_timeout = 10'000'000'000;        // accept → handshake done
+  Nanos idle_timeout = 60'000'000'000;             // no progress on an established connection
+  size_t max_connections_per_thread = 20'000;      // beyond: accepted and closed at once
+  int backlog = 4096;                              // per listener (the kernel caps it)
+};
+
+}  // namespace pqc
