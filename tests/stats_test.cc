@@ -33,9 +33,9 @@ TEST(Percentile, Type7OnOneToHundredIsExact) {
 
 TEST(Percentile, InterpolatesBetweenClosestRanks) {
   const std::vector<double> v = {10, 20, 30, 40};
-  EXPECT_DOUBLE_EQ(Percentile(v, 0.5), 25.0);          // h = 1.5
-  EXPECT_DOUBLE_EQ(Percentile(v, 0.25), 17.5);         // h = 0.75
-  EXPECT_DOUBLE_EQ(Percentile(v, 1.0 / 3.0), 20.0);    // h = 1 exactly
+  EXPECT_DOUBLE_EQ(Percentile(v, 0.5), 25.0);                            // h = 1.5
+  EXPECT_DOUBLE_EQ(Percentile(v, 0.25), 17.5);                           // h = 0.75
+  EXPECT_DOUBLE_EQ(Percentile(v, 1.0 / 3.0), 20.0);                      // h = 1 exactly
   EXPECT_DOUBLE_EQ(Percentile(std::vector<double>{1, 2, 3}, 0.5), 2.0);  // odd n: middle
 }
 

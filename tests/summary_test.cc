@@ -1,5 +1,7 @@
 // LoadSummary, its printers and the samples CSV over hand-built LoadResults whose timestamps
 // are known, so every phase, count and validity reason has an exact expected value.
+#include "client/summary.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "client/samples_csv.h"
-#include "client/summary.h"
 #include "client/summary_output.h"
 
 namespace pqc {
@@ -252,8 +253,9 @@ TEST(LoadSummary, SigalgMismatchIgnoresResumedConnections) {
   const LoadSummary s = run.Summary();
   EXPECT_EQ(s.invalid_reasons.size(), 1u) << Reasons(s);
   EXPECT_TRUE(HasReason(
-      s, "1 of 1 connections negotiated signature algorithm ecdsa_secp256r1_sha256 instead of "
-         "mldsa65"))
+      s,
+      "1 of 1 connections negotiated signature algorithm ecdsa_secp256r1_sha256 instead of "
+      "mldsa65"))
       << Reasons(s);
   run.result.options.expect_sigalg = "ecdsa_secp256r1_sha256";  // TLS name accepted too
   EXPECT_TRUE(run.Summary().valid()) << Reasons(run.Summary());
@@ -344,7 +346,7 @@ TEST(LoadSummary, ErrorRateAboveThreshold) {
   for (int i = 0; i < 199; ++i) run.Add(i * 10);
   run.AddFailed(5000);
   EXPECT_TRUE(run.Summary().valid()) << Reasons(run.Summary());  // 0.5 %
-  for (int i = 0; i < 150; ++i) run.result.connections.pop_back();
+  for (int i = 0; i < 151; ++i) run.result.connections.pop_back();
   run.AddFailed(6000);
   const LoadSummary s = run.Summary();  // 49 ok + 1 failed: 2 %
   EXPECT_TRUE(HasReason(s, "error rate 2.00 % (1 of 50 connections) > 1 %")) << Reasons(s);
@@ -372,9 +374,9 @@ void ExpectShape(const nlohmann::json& j) {
                           "loadgen", "valid", "invalid_reasons"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  for (const char* key : {"target", "mode", "mix", "rate", "arrivals", "duration_s", "warmup_s",
-                          "requests", "path", "groups", "key_shares", "sigalgs", "threads",
-                          "timeout_s"}) {
+  for (const char* key :
+       {"target", "mode", "mix", "rate", "arrivals", "duration_s", "warmup_s", "requests", "path",
+        "groups", "key_shares", "sigalgs", "threads", "timeout_s"}) {
     EXPECT_TRUE(j["arm"].contains(key)) << "arm." << key;
   }
   EXPECT_TRUE(j["errors"].contains("total"));
@@ -459,10 +461,9 @@ TEST(SummaryTable, EveryPhaseWithOneDecimalThenVerdict) {
   std::ostringstream out;
   WriteSummaryTable(out, run.Summary());
   const std::string text = out.str();
-  for (const char* word : {"connect", "handshake", "ttfb", "response", "total", "p99.9",
-                           "1000.0", "1005.0", "1010.0", "X25519MLKEM768 1", "mldsa65 2",
-                           "load generator", "INVALID",
-                           "- 1 of 2 connections negotiated group X25519 instead of"}) {
+  for (const char* word : {"connect", "handshake", "ttfb", "response", "total", "p99.9", "1000.0",
+                           "1005.0", "1010.0", "X25519MLKEM768 1", "mldsa65 2", "load generator",
+                           "INVALID", "- 1 of 2 connections negotiated group X25519 instead of"}) {
     EXPECT_NE(text.find(word), std::string::npos) << word << " not in\n" << text;
   }
   EXPECT_EQ(text.find("nan"), std::string::npos) << text;

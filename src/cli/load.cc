@@ -46,7 +46,7 @@ int LoadMain(int argc, char** argv) {
                        warmup = "1s", path = "/", groups = "X25519MLKEM768", key_shares, sigalgs,
                        ciphersuites, timeout = "10s", json_path, samples_path, ca, server_name =
                                                                                      "localhost",
-                       expect_group, expect_sigalg, max_error_rate = "1%";
+                       expect_group, expect_sigalg, max_error_rate = "1%", max_lag = "1ms";
   uint32_t requests = 0;
   unsigned threads = 1;
   uint32_t max_inflight = 10000;
@@ -85,6 +85,9 @@ int LoadMain(int argc, char** argv) {
                  "server signature scheme every full handshake must use (default: the first of "
                  "--sigalgs, if given)");
   app.add_option("--max-error-rate", max_error_rate, "errors above this make the run invalid")
+      ->capture_default_str();
+  app.add_option("--max-lag-p99", max_lag,
+                 "start lag p99 above this marks the load generator saturated")
       ->capture_default_str();
   app.add_option("--seed", seed, "seed of Poisson arrivals and mix choices")->capture_default_str();
   app.add_option("--json", json_path, "write the summary as JSON to this file");
@@ -161,6 +164,9 @@ int LoadMain(int argc, char** argv) {
   auto mer = ParsePercent(max_error_rate);
   if (!mer) return fail(mer.error());
   o.max_error_rate = *mer;
+  auto ml = ParseDuration(max_lag);
+  if (!ml) return fail(ml.error());
+  o.max_lag_p99 = *ml;
 
   std::optional<std::ofstream> json_out, samples_out;
   if (!json_path.empty()) {

@@ -33,7 +33,9 @@ std::string Stamp(Nanos t, Nanos run_start) {
 
 }  // namespace
 
-std::string_view SamplesCsvHeader() { return kHeader; }
+std::string_view SamplesCsvHeader() {
+  return kHeader;
+}
 
 std::string CsvField(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);

@@ -16,7 +16,9 @@ std::optional<double> Interval(Nanos a, Nanos b) {
   return NanosToMicros(b - a);
 }
 
-double Seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
+double Seconds(Nanos ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 double Ratio(double numerator, double denominator) {
   return denominator > 0 ? numerator / denominator : PhaseStats::kUndefined;
@@ -39,7 +41,8 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.target = o.target.len > 0 ? o.target.ToString() : "";
   arm.server_name = o.server_name;
   arm.mode = o.mode_text;
-  for (const MixWeight& w : o.mix) arm.mix.emplace_back(std::string(ConnModeName(w.mode)), w.weight);
+  for (const MixWeight& w : o.mix)
+    arm.mix.emplace_back(std::string(ConnModeName(w.mode)), w.weight);
   arm.rate = o.rate;
   arm.arrivals = o.arrivals == Arrivals::kPoisson ? "poisson" : "uniform";
   arm.duration_s = Seconds(o.duration);
@@ -76,8 +79,8 @@ void Mismatches(const std::map<std::string, uint64_t>& counts, const std::string
   for (const auto& [name, n] : counts) judged += n;
   for (const auto& [name, n] : counts) {
     if (name == expected) continue;
-    reasons.push_back(fmt::format("{} of {} connections negotiated {} {} instead of {}", n,
-                                  judged, what, name, expected));
+    reasons.push_back(fmt::format("{} of {} connections negotiated {} {} instead of {}", n, judged,
+                                  what, name, expected));
   }
 }
 
@@ -85,11 +88,16 @@ void Mismatches(const std::map<std::string, uint64_t>& counts, const std::string
 
 std::string_view PhaseName(Phase phase) {
   switch (phase) {
-    case Phase::kConnect: return "connect";
-    case Phase::kHandshake: return "handshake";
-    case Phase::kTtfb: return "ttfb";
-    case Phase::kResponse: return "response";
-    case Phase::kTotal: return "total";
+    case Phase::kConnect:
+      return "connect";
+    case Phase::kHandshake:
+      return "handshake";
+    case Phase::kTtfb:
+      return "ttfb";
+    case Phase::kResponse:
+      return "response";
+    case Phase::kTotal:
+      return "total";
   }
   return "?";
 }
@@ -103,7 +111,9 @@ std::optional<double> HandshakeMicros(const ConnectionRecord& c) {
 std::optional<double> LagMicros(const ConnectionRecord& c) {
   return Interval(c.intended_start, c.actual_start);
 }
-std::optional<double> TtfbMicros(const RequestRecord& r) { return Interval(r.sent, r.first_byte); }
+std::optional<double> TtfbMicros(const RequestRecord& r) {
+  return Interval(r.sent, r.first_byte);
+}
 std::optional<double> ResponseMicros(const RequestRecord& r) {
   return Interval(r.sent, r.last_byte);
 }
@@ -234,32 +244,30 @@ LoadSummary Summarize(const LoadResult& result) {
   std::vector<std::string>& why = s.invalid_reasons;
   if (s.connections == 0) why.push_back("no measured connections");
   if (g.saturated_by_lag) {
-    why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs",
-                              g.lag_p99_us, g.lag_limit_us));
+    why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs", g.lag_p99_us,
+                              g.lag_limit_us));
   }
   if (g.saturated_by_cpu) {
     why.push_back(fmt::format("load generator saturated: CPU {:.1f} % of {} threads > {:.4g} %",
                               g.cpu_share * 100, g.threads, g.cpu_share_limit * 100));
   }
   if (g.skipped > 0) {
-    why.push_back(fmt::format("{} arrivals skipped: max in-flight ({}) reached", g.skipped,
-                              o.max_inflight));
+    why.push_back(
+        fmt::format("{} arrivals skipped: max in-flight ({}) reached", g.skipped, o.max_inflight));
   }
   if (s.error_rate > o.max_error_rate) {
     why.push_back(fmt::format("error rate {:.2f} % ({} of {} connections) > {:.4g} %",
-                              s.error_rate * 100, s.errors, s.connections,
-                              o.max_error_rate * 100));
+                              s.error_rate * 100, s.errors, s.connections, o.max_error_rate * 100));
   }
   if (!o.expect_group.empty()) {
     Mismatches(s.negotiated.groups, CanonicalGroupName(o.expect_group), "group", why);
   }
   if (!o.expect_sigalg.empty()) {
-    Mismatches(s.negotiated.sigalgs, ExpectedSigalg(o.expect_sigalg), "signature algorithm",
-               why);
+    Mismatches(s.negotiated.sigalgs, ExpectedSigalg(o.expect_sigalg), "signature algorithm", why);
   }
   if (resume_missed > 0) {
-    why.push_back(fmt::format("{} of {} resume connections were not resumed", resume_missed,
-                              resume_judged));
+    why.push_back(
+        fmt::format("{} of {} resume connections were not resumed", resume_missed, resume_judged));
   }
   for (const auto& [mode, n] : resumed_by_mode) {
     if (o.mix.size() > 1) {

@@ -23,19 +23,18 @@ namespace pqc {
 // Phase — the phases of DESIGN.md "Names", in report order.
 enum class Phase : uint8_t { kConnect, kHandshake, kTtfb, kResponse, kTotal };
 inline constexpr std::array<Phase, 5> kAllPhases = {Phase::kConnect, Phase::kHandshake,
-                                                    Phase::kTtfb, Phase::kResponse,
-                                                    Phase::kTotal};
+                                                    Phase::kTtfb, Phase::kResponse, Phase::kTotal};
 // PhaseName: "connect", "handshake", "ttfb", "response", "total" (JSON keys, table rows).
 std::string_view PhaseName(Phase phase);
 
 // Per-connection phase definitions, in µs — one place, shared by the summary and the samples
 // CSV so that both agree. Each is nullopt when a timestamp it needs is 0 (did not happen):
 // a failed phase is counted as an error, never as a latency.
-std::optional<double> ConnectMicros(const ConnectionRecord& c);    // tcp_established − actual_start
+std::optional<double> ConnectMicros(const ConnectionRecord& c);  // tcp_established − actual_start
 std::optional<double> HandshakeMicros(const ConnectionRecord& c);  // tls_done − tcp_established
-std::optional<double> LagMicros(const ConnectionRecord& c);        // actual_start − intended_start
-std::optional<double> TtfbMicros(const RequestRecord& r);          // first_byte − sent
-std::optional<double> ResponseMicros(const RequestRecord& r);      // last_byte − sent
+std::optional<double> LagMicros(const ConnectionRecord& c);    // actual_start − intended_start
+std::optional<double> TtfbMicros(const RequestRecord& r);      // first_byte − sent
+std::optional<double> ResponseMicros(const RequestRecord& r);  // last_byte − sent
 // TotalMicros: intended start → last byte of the last request; only for a connection that
 // succeeded (ok(), at least one request), since open-loop latency counts the wait for a slot.
 std::optional<double> TotalMicros(const ConnectionRecord& c,
@@ -100,19 +99,19 @@ struct ByteStats {
 // LoadgenHealth — the load generator's own accounting: whether it kept its schedule, which
 // is what separates "the server is slow" from "the client could not keep up".
 struct LoadgenHealth {
-  double rate_target = 0;                           // options.rate
-  double rate_achieved = PhaseStats::kUndefined;    // measured connections / measured wall s
+  double rate_target = 0;                         // options.rate
+  double rate_achieved = PhaseStats::kUndefined;  // measured connections / measured wall s
   double lag_p50_us = PhaseStats::kUndefined;
   double lag_p99_us = PhaseStats::kUndefined;
   double lag_max_us = PhaseStats::kUndefined;
-  double lag_limit_us = 0;                          // options.max_lag_p99
-  double wall_s = 0;                                // measured phase
+  double lag_limit_us = 0;  // options.max_lag_p99
+  double wall_s = 0;        // measured phase
   unsigned threads = 0;
   double cpu_user_s = 0;
   double cpu_sys_s = 0;
   double cpu_us_per_connection = PhaseStats::kUndefined;
-  double cpu_share = PhaseStats::kUndefined;        // (user + sys) / (wall × threads)
-  double cpu_share_limit = 0;                       // options.max_cpu_share
+  double cpu_share = PhaseStats::kUndefined;  // (user + sys) / (wall × threads)
+  double cpu_share_limit = 0;                 // options.max_cpu_share
   bool saturated_by_lag = false;
   bool saturated_by_cpu = false;
   bool saturated = false;
@@ -123,10 +122,10 @@ struct LoadgenHealth {
 // LoadSummary — one arm's run, measured connections only (warm-up never leaks in).
 struct LoadSummary {
   ArmInfo arm;
-  uint64_t connections = 0;  // measured
-  uint64_t errors = 0;       // measured connections that failed
+  uint64_t connections = 0;                         // measured
+  uint64_t errors = 0;                              // measured connections that failed
   std::map<std::string, uint64_t> errors_by_class;  // ErrorClassName → connections
-  double error_rate = PhaseStats::kUndefined;        // errors / connections
+  double error_rate = PhaseStats::kUndefined;       // errors / connections
   NegotiatedCounts negotiated;
   std::array<PhaseStats, kAllPhases.size()> phases;  // indexed by Phase
   ByteStats bytes;

@@ -16,7 +16,9 @@ using Json = nlohmann::ordered_json;
 // ---- JSON ----
 
 // Num: a number, or null when undefined (JSON has no NaN).
-Json Num(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json Num(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
 
 Json Counts(const std::map<std::string, uint64_t>& counts) {
   Json j = Json::object();
@@ -25,9 +27,9 @@ Json Counts(const std::map<std::string, uint64_t>& counts) {
 }
 
 Json PhaseJson(const PhaseStats& p) {
-  return Json{{"count", p.count}, {"min", Num(p.min)},   {"mean", Num(p.mean)},
-              {"p50", Num(p.p50)}, {"p75", Num(p.p75)},   {"p90", Num(p.p90)},
-              {"p95", Num(p.p95)}, {"p99", Num(p.p99)},   {"p999", Num(p.p999)},
+  return Json{{"count", p.count},  {"min", Num(p.min)}, {"mean", Num(p.mean)},
+              {"p50", Num(p.p50)}, {"p75", Num(p.p75)}, {"p90", Num(p.p90)},
+              {"p95", Num(p.p95)}, {"p99", Num(p.p99)}, {"p999", Num(p.p999)},
               {"max", Num(p.max)}};
 }
 
@@ -51,7 +53,9 @@ Json ArmJson(const ArmInfo& a) {
               {"timeout_s", Num(a.timeout_s)}};
 }
 
-Json MessageJson(const MessageBytes& m) { return Json{{"count", m.count}, {"mean", Num(m.mean)}}; }
+Json MessageJson(const MessageBytes& m) {
+  return Json{{"count", m.count}, {"mean", Num(m.mean)}};
+}
 
 Json BytesJson(const ByteStats& b) {
   return Json{
@@ -202,8 +206,8 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   out << fmt::format("- skipped arrivals: {}, unfinished connections: {}\n", g.skipped,
                      g.unfinished);
 
-  out << fmt::format("\nconnections: {} measured, {} errors ({} %){}{}\n", s.connections,
-                     s.errors, Fixed(s.error_rate * 100, 2), s.errors > 0 ? ": " : "",
+  out << fmt::format("\nconnections: {} measured, {} errors ({} %){}{}\n", s.connections, s.errors,
+                     Fixed(s.error_rate * 100, 2), s.errors > 0 ? ": " : "",
                      s.errors > 0 ? CountList(s.errors_by_class) : "");
 
   if (s.valid()) {
@@ -218,25 +222,24 @@ nlohmann::ordered_json SummaryJson(const LoadSummary& s) {
   Json phases = Json::object();
   for (Phase p : kAllPhases) phases[std::string(PhaseName(p))] = PhaseJson(s.phase(p));
   const NegotiatedCounts& n = s.negotiated;
-  return Json{{"arm", ArmJson(s.arm)},
-              {"connections", s.connections},
-              {"errors",
-               {{"total", s.errors},
-                {"by_class", Counts(s.errors_by_class)},
-                {"rate", Num(s.error_rate)}}},
-              {"negotiated",
-               {{"groups", Counts(n.groups)},
-                {"sigalgs", Counts(n.sigalgs)},
-                {"resumed", n.resumed},
-                {"hrr", n.hrr},
-                {"cipher", Counts(n.ciphers)},
-                {"handshakes", n.handshakes},
-                {"resume_without_session", n.resume_without_session}}},
-              {"phases", phases},
-              {"bytes", BytesJson(s.bytes)},
-              {"loadgen", LoadgenJson(s.loadgen)},
-              {"valid", s.valid()},
-              {"invalid_reasons", s.invalid_reasons}};
+  return Json{
+      {"arm", ArmJson(s.arm)},
+      {"connections", s.connections},
+      {"errors",
+       {{"total", s.errors}, {"by_class", Counts(s.errors_by_class)}, {"rate", Num(s.error_rate)}}},
+      {"negotiated",
+       {{"groups", Counts(n.groups)},
+        {"sigalgs", Counts(n.sigalgs)},
+        {"resumed", n.resumed},
+        {"hrr", n.hrr},
+        {"cipher", Counts(n.ciphers)},
+        {"handshakes", n.handshakes},
+        {"resume_without_session", n.resume_without_session}}},
+      {"phases", phases},
+      {"bytes", BytesJson(s.bytes)},
+      {"loadgen", LoadgenJson(s.loadgen)},
+      {"valid", s.valid()},
+      {"invalid_reasons", s.invalid_reasons}};
 }
 
 void WriteSummaryJson(std::ostream& out, const LoadSummary& s) {

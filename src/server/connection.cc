@@ -10,7 +10,7 @@
 #include "server/payload.h"
 #include "server/ssl_failure.h"
 
-namespace pqc {
+namespace pqc::server {
 namespace {
 
 // Fairness: one connection gives the loop back after this many pipelined requests or
@@ -282,4 +282,4 @@ bool Connection::HasBufferedInput() const {
   return pending_off_ < pending_.size() || (ssl_ && SSL_has_pending(ssl_.get()) == 1);
 }
 
-}  // namespace pqc
+}  // namespace pqc::server

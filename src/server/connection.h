@@ -8,6 +8,7 @@
 // output buffer of at most one TLS record (response head plus the first body bytes, so a
 // small response is one record, as nginx sends it). Bodies come from the shared payload
 // buffer in chunks of at most one record, resumed after WANT_WRITE with the same arguments.
+// (Namespace pqc::server: the load generator has a Connection and a Worker of its own.)
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@
 #include "server/server_stats.h"
 #include "tls/ossl_ptr.h"
 
-namespace pqc {
+namespace pqc::server {
 
 // ConnectionEnv: what all connections of one thread share; outlives them.
 struct ConnectionEnv {
@@ -93,4 +94,4 @@ class Connection {
   uint64_t body_left_ = 0;
 };
 
-}  // namespace pqc
+}  // namespace pqc::server

@@ -1,0 +1,287 @@
+// The load generator against the embedded server, both real, on 127.0.0.1: each mode
+// negotiates what it claims, HelloRetryRequest is seen, mismatches and saturation invalidate
+// the result, phases are ordered, and the CLI's JSON has the documented shape.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "client/load_runner.h"
+#include "client/summary.h"
+#include "server/embedded_server.h"
+#include "tls/cert_chain.h"
+
+namespace pqc {
+namespace {
+
+class LoadTest : public ::testing::Test {
+ protected:
+  // StartServer: an embedded server on an ephemeral port with a fresh chain.
+  void StartServer(const std::string& chain_text, const std::string& groups,
+                   bool tickets = true) {
+    auto spec = ParseChainSpec(chain_text);
+    ASSERT_TRUE(spec.ok());
+    auto chain = MakeChain(*spec);
+    ASSERT_TRUE(chain.ok());
+    chain_ = std::make_unique<CertChain>(std::move(*chain));
+    ServerOptions so;
+    so.listen = ParseAddress("127.0.0.1:0").value();
+    so.chain = chain_.get();
+    so.tls.groups = groups;
+    so.tls.tickets = tickets;
+    auto server = EmbeddedServer::Start(so);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(*server);
+  }
+
+  void TearDown() override {
+    if (server_) {
+      server_->Stop();
+      server_->Wait();
+    }
+  }
+
+  LoadOptions Options(const std::vector<std::string>& groups, ConnMode mode) {
+    LoadOptions o;
+    o.target = server_->address();
+    o.mix = {{mode, 1.0}};
+    o.mode_text = std::string(ConnModeName(mode));
+    o.rate = 100;
+    o.duration = 1'000'000'000;
+    o.warmup = 200'000'000;
+    o.tls.groups = groups;
+    o.tls.trust_anchor = chain_->root().cert.get();
+    o.expect_group = groups.front();
+    o.timeout = 5'000'000'000;
+    // These tests check negotiation, not the schedule: server, client and a parallel test run
+    // share two cores, so the 1 ms lag limit would fail them at random. Saturation has its
+    // own test.
+    o.max_lag_p99 = 100'000'000;
+    return o;
+  }
+
+  static std::vector<const ConnectionRecord*> Measured(const LoadResult& r) {
+    std::vector<const ConnectionRecord*> out;
+    for (const ConnectionRecord& c : r.connections) {
+      if (c.measured) out.push_back(&c);
+    }
+    return out;
+  }
+
+  std::unique_ptr<CertChain> chain_;
+  std::unique_ptr<EmbeddedServer> server_;
+};
+
+TEST_F(LoadTest, FreshNegotiatesTheArmAndPhasesAreOrdered) {
+  StartServer("ecdsa-p256", "X25519MLKEM768:X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kFresh);
+  o.expect_sigalg = "ecdsa_secp256r1_sha256";
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto measured = Measured(*r);
+  ASSERT_GE(measured.size(), 90u);  // 100/s for 1 s
+  for (const ConnectionRecord* c : measured) {
+    ASSERT_TRUE(c->ok()) << ErrorClassName(c->error) << ": " << c->error_detail;
+    EXPECT_EQ(c->group, "X25519");
+    EXPECT_EQ(c->signature_scheme, 0x0403);
+    EXPECT_FALSE(c->resumed);
+    EXPECT_FALSE(c->hrr);
+    EXPECT_GT(c->certificate_bytes, 0u);
+    ASSERT_EQ(c->request_count, 1u);
+    const RequestRecord& q = r->requests[c->first_request];
+    // Every timestamp of the connection's life is in order.
+    EXPECT_LE(c->intended_start, c->actual_start);
+    EXPECT_LT(c->actual_start, c->tcp_established);
+    EXPECT_LT(c->tcp_established, c->tls_done);
+    EXPECT_LE(c->tls_done, q.sent);
+    EXPECT_LT(q.sent, q.first_byte);
+    EXPECT_LE(q.first_byte, q.last_byte);
+    EXPECT_LE(q.last_byte, c->closed);
+    EXPECT_EQ(q.status, 200u);
+    EXPECT_EQ(q.body_bytes, 3u);  // "OK\n"
+  }
+  LoadSummary s = Summarize(*r);
+  EXPECT_TRUE(s.valid()) << (s.invalid_reasons.empty() ? "" : s.invalid_reasons.front());
+  // The phases sum: total covers lag + connect + handshake + response (+ the gap between
+  // handshake end and request send), so its mean is at least their sum of means.
+  const auto& p = s.phases;
+  double parts = p[static_cast<size_t>(Phase::kConnect)].mean +
+                 p[static_cast<size_t>(Phase::kHandshake)].mean +
+                 p[static_cast<size_t>(Phase::kResponse)].mean;
+  EXPECT_GE(p[static_cast<size_t>(Phase::kTotal)].mean, parts);
+}
+
+TEST_F(LoadTest, ResumeResumesEveryMeasuredConnection) {
+  StartServer("ml-dsa-65", "X25519MLKEM768");
+  LoadOptions o = Options({"X25519MLKEM768"}, ConnMode::kResume);
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto measured = Measured(*r);
+  ASSERT_GE(measured.size(), 90u);
+  for (const ConnectionRecord* c : measured) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    EXPECT_TRUE(c->offered_session);
+    EXPECT_TRUE(c->resumed);
+    EXPECT_EQ(c->certificate_bytes, 0u);  // PSK: no certificate sent
+    EXPECT_EQ(c->signature_scheme, 0);
+    EXPECT_EQ(c->group, "X25519MLKEM768");  // psk_dhe_ke: the key exchange still happens
+  }
+  EXPECT_TRUE(Summarize(*r).valid());
+}
+
+TEST_F(LoadTest, ResumeWithoutTicketsIsInvalid) {
+  StartServer("ecdsa-p256", "X25519", /*tickets=*/false);
+  LoadOptions o = Options({"X25519"}, ConnMode::kResume);
+  o.duration = 500'000'000;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  LoadSummary s = Summarize(*r);
+  EXPECT_FALSE(s.valid());
+}
+
+TEST_F(LoadTest, ReuseDoesOneHandshakePerNRequests) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kReuse);
+  o.requests = 5;
+  o.rate = 40;
+  o.path = "/payload/10K";
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  auto measured = Measured(*r);
+  ASSERT_GE(measured.size(), 30u);
+  for (const ConnectionRecord* c : measured) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    EXPECT_EQ(c->request_count, 5u);
+    for (uint32_t i = 0; i < c->request_count; ++i) {
+      const RequestRecord& q = r->requests[c->first_request + i];
+      EXPECT_EQ(q.body_bytes, 10240u);
+      if (i > 0) {
+        EXPECT_GE(q.sent, r->requests[c->first_request + i - 1].last_byte);
+      }
+    }
+  }
+  server_->Stop();
+  ServerStats stats = server_->Wait();
+  server_.reset();
+  // Every connection (warm-up included) did one handshake and five requests.
+  EXPECT_EQ(stats.handshakes_full + stats.handshakes_resumed, r->connections.size());
+  EXPECT_EQ(stats.requests, 5 * r->connections.size());
+  EXPECT_TRUE(Summarize(*r).valid());
+}
+
+TEST_F(LoadTest, HelloRetryIsDetectedAndCostsAnotherClientHello) {
+  StartServer("ecdsa-p256", "X25519MLKEM768/X25519");
+  LoadOptions plain = Options({"X25519MLKEM768", "X25519"}, ConnMode::kFresh);
+  plain.duration = 500'000'000;
+  LoadOptions retry = plain;
+  retry.tls.key_shares = {"X25519"};
+  auto a = RunLoad(plain, nullptr);
+  auto b = RunLoad(retry, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto ma = Measured(*a), mb = Measured(*b);
+  ASSERT_FALSE(ma.empty());
+  ASSERT_FALSE(mb.empty());
+  for (const ConnectionRecord* c : ma) EXPECT_FALSE(c->hrr);
+  for (const ConnectionRecord* c : mb) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    EXPECT_TRUE(c->hrr);
+    EXPECT_EQ(c->group, "X25519MLKEM768");
+    // The retry sends a second ClientHello, now with the hybrid key share (1,184 bytes).
+    EXPECT_GT(c->handshake_bytes_written, ma.front()->handshake_bytes_written);
+  }
+  LoadSummary sb = Summarize(*b);
+  EXPECT_TRUE(sb.valid());
+  EXPECT_EQ(sb.negotiated.hrr, mb.size());
+}
+
+TEST_F(LoadTest, NegotiatingAnotherGroupThanAskedIsInvalid) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519MLKEM768", "X25519"}, ConnMode::kFresh);
+  o.duration = 500'000'000;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  LoadSummary s = Summarize(*r);
+  ASSERT_FALSE(s.valid());
+  bool named = false;
+  for (const std::string& reason : s.invalid_reasons) {
+    named |= reason.find("X25519MLKEM768") != std::string::npos &&
+             reason.find("X25519") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << s.invalid_reasons.front();
+}
+
+TEST_F(LoadTest, SaturationIsDetectedFarBeyondTheMachine) {
+  StartServer("ecdsa-p256", "X25519MLKEM768");
+  LoadOptions o = Options({"X25519MLKEM768"}, ConnMode::kFresh);
+  // 20,000 hybrid ClientHellos a second is several times what one client thread can make:
+  // the schedule falls behind, and the run must say so rather than report the server slow.
+  o.rate = 20'000;
+  o.duration = 100'000'000;
+  o.warmup = 0;
+  o.max_lag_p99 = 1'000'000;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  LoadSummary s = Summarize(*r);
+  EXPECT_FALSE(s.valid());
+  EXPECT_TRUE(s.loadgen.saturated);
+  bool named = false;
+  for (const std::string& reason : s.invalid_reasons) {
+    named |= reason.find("saturated") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+}
+
+TEST_F(LoadTest, RefusedConnectionsAreClassified) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kFresh);
+  server_->Stop();
+  server_->Wait();
+  server_.reset();
+  o.duration = 200'000'000;
+  o.warmup = 0;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->connections.empty());
+  for (const ConnectionRecord& c : r->connections) EXPECT_EQ(c.error, ErrorClass::kRefused);
+  EXPECT_FALSE(Summarize(*r).valid());
+}
+
+TEST_F(LoadTest, CliWritesTheDocumentedJsonShape) {
+  StartServer("ecdsa-p256", "X25519MLKEM768:X25519");
+  const std::string json_path = ::testing::TempDir() + "/load.json";
+  const std::string csv_path = ::testing::TempDir() + "/load.csv";
+  const std::string cmd = std::string(PQC_BENCH_BIN) + " load --target " +
+                          server_->address().ToString() +
+                          " --rate 50 --duration 1s --warmup 0.2s --groups X25519MLKEM768 --max-lag-p99 100ms"
+                          " --json " +
+                          json_path + " --samples " + csv_path + " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(json_path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (const char* key : {"arm", "connections", "errors", "negotiated", "phases", "bytes",
+                          "loadgen", "valid", "invalid_reasons"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* phase : {"connect", "handshake", "ttfb", "response", "total"}) {
+    for (const char* stat : {"count", "min", "mean", "p50", "p75", "p90", "p95", "p99", "p999",
+                             "max"}) {
+      EXPECT_TRUE(j["phases"][phase].contains(stat)) << phase << "." << stat;
+    }
+  }
+  for (const char* key : {"rate_target", "rate_achieved", "lag_p99_us", "cpu_user_s",
+                          "cpu_sys_s", "cpu_us_per_connection", "saturated"}) {
+    EXPECT_TRUE(j["loadgen"].contains(key)) << key;
+  }
+  EXPECT_EQ(j["negotiated"]["groups"]["X25519MLKEM768"], j["connections"]);
+  EXPECT_TRUE(j["valid"].get<bool>());
+  EXPECT_TRUE(j["errors"].contains("by_class"));
+  // One CSV row per connection (warm-up included) plus the header.
+  std::ifstream csv(csv_path);
+  size_t lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_GE(lines, 1u + j["connections"].get<size_t>());
+}
+
+}  // namespace
+}  // namespace pqc
