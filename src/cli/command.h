@@ -22,6 +22,7 @@ int ReportError(const char* command, const Error& error);
 int ParseArgs(CLI::App& app, int argc, char** argv);
 
 int ProbeMain(int argc, char** argv);
+int ServeMain(int argc, char** argv);
 int CertsMain(int argc, char** argv);
 int LoadMain(int argc, char** argv);
 

@@ -46,7 +46,8 @@ int LoadMain(int argc, char** argv) {
                        warmup = "1s", path = "/", groups = "X25519MLKEM768", key_shares, sigalgs,
                        ciphersuites, timeout = "10s", json_path, samples_path, ca, server_name =
                                                                                      "localhost",
-                       expect_group, expect_sigalg, max_error_rate = "1%", max_lag = "1ms";
+                       expect_group, expect_sigalg, max_error_rate = "1%", max_lag = "1ms",
+                       request_interval = "0s";
   uint32_t requests = 0;
   unsigned threads = 1;
   uint32_t max_inflight = 10000;
@@ -61,6 +62,8 @@ int LoadMain(int argc, char** argv) {
   app.add_option("--warmup", warmup, "discarded phase before it; collects tickets for resume")
       ->capture_default_str();
   app.add_option("--requests", requests, "requests per connection (default 1; reuse: 10)");
+  app.add_option("--request-interval", request_interval,
+                 "keep-alive think time between a connection's requests (e.g. 500ms)");
   app.add_option("--path", path, "request path: / or /payload/<size> (100B, 10K, 1M)")
       ->capture_default_str();
   app.add_option("--groups", groups, "groups the client offers, in order, ':'-separated")
@@ -133,6 +136,12 @@ int LoadMain(int argc, char** argv) {
                                  [](const MixWeight& m) { return m.mode == ConnMode::kReuse; });
   o.requests = requests != 0 ? requests : (reuse ? 10 : 1);
   o.path = path;
+  auto ri = ParseDuration(request_interval);
+  if (!ri) return fail(ri.error());
+  if (*ri > 0 && o.requests < 2) {
+    return fail(MakeError(ErrorKind::kUsage, "--request-interval needs --requests 2 or more"));
+  }
+  o.request_interval = *ri;
   auto g = ParseGroupList(groups);
   if (!g) return fail(g.error());
   o.tls.groups = *g;

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"probe", "which groups and signature types work: primitive, X.509 and TLS layers",
      pqc::cli::ProbeMain},
     {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
+    {"serve", "the embedded HTTPS target: TLS 1.3, / and /payload/<size>", pqc::cli::ServeMain},
     {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
 };
 

@@ -15,7 +15,10 @@ namespace pqc {
 Connection::Connection(ConnectionEnv& env, ConnectionRecord record)
     : env_(env), record_(std::move(record)) {}
 
-Connection::~Connection() { Close(); }
+Connection::~Connection() {
+  if (idle_timer_ != 0) env_.loop->CancelTimer(idle_timer_);
+  Close();
+}
 
 void Connection::Start() {
   record_.actual_start = MonotonicNow();
@@ -49,6 +52,7 @@ void Connection::Advance() {
       case State::kHandshaking: progressed = StepHandshake(); break;
       case State::kSending: progressed = StepSend(); break;
       case State::kReceiving: progressed = StepReceive(); break;
+      case State::kIdle: progressed = StepIdle(); break;
       case State::kDone: progressed = false; break;
     }
   }
@@ -201,10 +205,39 @@ bool Connection::StepReceive() {
     return false;
   }
   if (requests_.size() < env_.options->requests && parser_.keep_alive()) {
+    if (env_.options->request_interval > 0) {
+      // Think time: the connection stays open and idle, watching for the server closing it.
+      state_ = State::kIdle;
+      WaitFor(kIoRead);
+      idle_timer_ = env_.loop->AddTimer(now + env_.options->request_interval, [this] {
+        idle_timer_ = 0;
+        if (state_ != State::kIdle) return;
+        last_progress_ = MonotonicNow();
+        BeginRequest();
+        Advance();
+      });
+      return false;
+    }
     BeginRequest();
     return true;
   }
   Finish();
+  return false;
+}
+
+bool Connection::StepIdle() {
+  // Readable while idle: a post-handshake message, or the server closing the connection.
+  char byte;
+  errno = 0;
+  int n = SSL_read(ssl_.get(), &byte, 1);
+  if (n > 0) {
+    Fail(ErrorClass::kHttp, "unexpected data from the server between requests");
+    return false;
+  }
+  int err = SSL_get_error(ssl_.get(), n);
+  if (err == SSL_ERROR_WANT_READ) return false;
+  if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
+  FailSsl(err, "idle keep-alive connection");
   return false;
 }
 
@@ -223,6 +256,10 @@ void Connection::MarkDone() {
 }
 
 void Connection::Fail(ErrorClass error, std::string detail) {
+  if (idle_timer_ != 0) {
+    env_.loop->CancelTimer(idle_timer_);
+    idle_timer_ = 0;
+  }
   record_.error = error;
   record_.error_detail = std::move(detail);
   ERR_clear_error();  // never let this connection's errors be read by the next one

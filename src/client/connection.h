@@ -43,6 +43,8 @@ class Connection {
   void Abort(ErrorClass error, std::string detail);
 
   bool done() const { return state_ == State::kDone; }
+  // idle: waiting out --request-interval on its own timer, so not subject to the timeout.
+  bool idle() const { return state_ == State::kIdle; }
   Nanos last_progress() const { return last_progress_; }
   ConnectionRecord& record() { return record_; }
   std::vector<RequestRecord>& requests() { return requests_; }
@@ -50,7 +52,8 @@ class Connection {
   size_t slot = 0;  // position in the worker's table of live connections
 
  private:
-  enum class State { kConnecting, kHandshaking, kSending, kReceiving, kDone };
+  // kIdle: between two requests of a keep-alive connection with --request-interval.
+  enum class State { kConnecting, kHandshaking, kSending, kReceiving, kIdle, kDone };
 
   void OnEvent(uint32_t events);
   void Advance();
@@ -58,6 +61,7 @@ class Connection {
   bool StepHandshake();
   bool StepSend();
   bool StepReceive();
+  bool StepIdle();
   void BeginRequest();
   void Finish();
   void Fail(ErrorClass error, std::string detail);
@@ -79,6 +83,7 @@ class Connection {
   uint32_t interest_ = 0;
   size_t send_offset_ = 0;
   Nanos last_progress_ = 0;
+  TimerId idle_timer_ = 0;
 };
 
 }  // namespace pqc

@@ -31,6 +31,7 @@ struct LoadOptions {
   Nanos duration = 10'000'000'000;        // measured phase
   Nanos warmup = 1'000'000'000;           // discarded (and tickets collected for resume)
   uint32_t requests = 1;                  // per connection
+  Nanos request_interval = 0;             // keep-alive think time between requests (reuse)
   std::string path = "/";
   ClientTlsConfig tls;
   unsigned threads = 1;

@@ -24,7 +24,8 @@ struct LoadResult {
   // CPU of the load generator's threads during the measured phase (RUSAGE_THREAD sums).
   double cpu_user_s = 0;
   double cpu_sys_s = 0;
-  double measured_wall_s = 0;
+  double measured_wall_s = 0;  // the arrival window (duration, or less if interrupted)
+  double cpu_wall_s = 0;       // measured phase start until the last thread finished draining
   unsigned threads = 1;
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before the schedule ended
 };

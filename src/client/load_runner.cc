@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <memory>
@@ -46,9 +47,28 @@ class SignalBlock {
   sigset_t old_{};
 };
 
+// EnsureFileLimit: every open connection holds a socket; raise the soft limit to the hard one
+// if needed, and refuse to start (rather than fail connections mid-run) if it is not enough.
+Status EnsureFileLimit(const LoadOptions& options) {
+  constexpr rlim_t kSpare = 64;  // epoll, timerfd, eventfd, logs, ...
+  const rlim_t needed = options.max_inflight + kSpare + 3 * options.threads;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return {};
+  if (lim.rlim_cur >= needed) return {};
+  if (lim.rlim_max >= needed || lim.rlim_max == RLIM_INFINITY) {
+    rlimit raised{needed, lim.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return {};
+  }
+  return MakeError(ErrorKind::kUsage,
+                   fmt::format("--max-inflight {} needs {} file descriptors but the limit is {} "
+                               "(hard {}); run `ulimit -n {}` first or lower --max-inflight",
+                               options.max_inflight, needed, lim.rlim_cur, lim.rlim_max, needed));
+}
+
 }  // namespace
 
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
+  if (Status s = EnsureFileLimit(options); !s) return s.error();
   SignalBlock signals;
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned i = 0; i < options.threads; ++i) {
@@ -106,6 +126,7 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
     }
   }
   for (auto& t : threads) t.join();
+  result.cpu_wall_s = std::max(0.0, static_cast<double>(MonotonicNow() - result.measure_start) / 1e9);
   if (progress) fmt::print(progress, "\n");
 
   for (auto& w : workers) {

@@ -48,6 +48,7 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.duration_s = Seconds(o.duration);
   arm.warmup_s = Seconds(o.warmup);
   arm.requests = o.requests;
+  arm.request_interval_s = Seconds(o.request_interval);
   arm.path = o.path;
   arm.groups = o.tls.groups;
   arm.key_shares = o.tls.key_shares;
@@ -232,7 +233,10 @@ LoadSummary Summarize(const LoadResult& result) {
   g.cpu_sys_s = result.cpu_sys_s;
   const double cpu_s = result.cpu_user_s + result.cpu_sys_s;
   g.cpu_us_per_connection = Ratio(cpu_s * 1e6, static_cast<double>(s.connections));
-  g.cpu_share = Ratio(cpu_s, result.measured_wall_s * result.threads);
+  // CPU was accounted from the start of the measured phase until the threads finished
+  // draining, so it is shared over that time, not over the (shorter) arrival window.
+  const double cpu_wall = result.cpu_wall_s > 0 ? result.cpu_wall_s : result.measured_wall_s;
+  g.cpu_share = Ratio(cpu_s, cpu_wall * result.threads);
   g.cpu_share_limit = o.max_cpu_share;
   // NaN compares false: an undefined lag or share does not claim saturation.
   g.saturated_by_lag = g.lag_p99_us > g.lag_limit_us;
@@ -264,6 +268,11 @@ LoadSummary Summarize(const LoadResult& result) {
   }
   if (!o.expect_sigalg.empty()) {
     Mismatches(s.negotiated.sigalgs, ExpectedSigalg(o.expect_sigalg), "signature algorithm", why);
+  }
+  if (s.negotiated.resume_without_session > 0) {
+    why.push_back(fmt::format("{} resume connections had no session to offer (did the server "
+                              "issue tickets during warm-up?)",
+                              s.negotiated.resume_without_session));
   }
   if (resume_missed > 0) {
     why.push_back(

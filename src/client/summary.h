@@ -57,6 +57,7 @@ struct ArmInfo {
   double duration_s = 0;
   double warmup_s = 0;
   uint32_t requests = 0;
+  double request_interval_s = 0;  // keep-alive think time between requests
   std::string path;
   std::vector<std::string> groups;
   std::vector<std::string> key_shares;

@@ -45,6 +45,7 @@ Json ArmJson(const ArmInfo& a) {
               {"duration_s", Num(a.duration_s)},
               {"warmup_s", Num(a.warmup_s)},
               {"requests", a.requests},
+              {"request_interval_s", Num(a.request_interval_s)},
               {"path", a.path},
               {"groups", a.groups},
               {"key_shares", a.key_shares},

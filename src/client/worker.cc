@@ -130,7 +130,7 @@ void Worker::StartConnection(const Arrival& arrival) {
 void Worker::Sweep() {
   const Nanos now = MonotonicNow();
   for (auto& c : live_) {
-    if (!c->done() && now - c->last_progress() > options_.timeout) {
+    if (!c->done() && !c->idle() && now - c->last_progress() > options_.timeout) {
       c->Abort(ErrorClass::kTimeout,
                fmt::format("no progress for {:.0f} ms", static_cast<double>(options_.timeout) / 1e6));
     }

@@ -36,6 +36,8 @@ class Result {
   T* operator->() { return &std::get<0>(v_); }
   const T* operator->() const { return &std::get<0>(v_); }
   T& operator*() & { return std::get<0>(v_); }
+  T&& operator*() && { return std::get<0>(std::move(v_)); }
+  const T& operator*() const& { return std::get<0>(v_); }
   const Error& error() const { return std::get<1>(v_); }
 
  private:

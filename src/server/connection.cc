@@ -264,6 +264,10 @@ Connection::Step Connection::Blocked(int rc, int saved_errno) {
     case SslOutcome::kClosed:
       if (state_ == State::kReading && !mid_request_) {
         ++stats_.closed_by_client;
+        // Answer the client's close_notify: OpenSSL removes the session of a connection freed
+        // without one from the server's cache.
+        SSL_shutdown(ssl_.get());
+        ERR_clear_error();
       } else {
         ++stats_.truncated;
       }
