@@ -24,7 +24,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 procps libpcre2-dev zlib1g-dev
-  clang libclang-rt-14-dev ca-certificates xz-utils)
+  clang libclang-rt-14-dev ca-certificates xz-utils python3)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

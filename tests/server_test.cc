@@ -265,6 +265,34 @@ TEST_F(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(s.not_found, 1u);
 }
 
+TEST_F(ServerTest, ManyPipelinedAndSplitRequestsAreAllAnswered) {
+  auto server = Start(Options());
+  ASSERT_TRUE(server);
+  SslCtxPtr ctx = ClientContext();
+  auto c = Client::Connect(server->address(), ctx.get());
+  ASSERT_TRUE(c);
+  // More than one wake's worth of requests (the server yields between batches).
+  std::string batch;
+  for (int i = 0; i < 100; ++i) batch += Get(i % 2 == 0 ? "/" : "/payload/1K");
+  ASSERT_TRUE(c->Send(batch));
+  for (int i = 0; i < 100; ++i) {
+    auto r = c->Read();
+    ASSERT_TRUE(r) << i;
+    EXPECT_EQ(r->body.size(), i % 2 == 0 ? 3u : 1024u) << i;
+  }
+  // One request in three records, split inside the request line and inside the blank line.
+  const std::string one = Get("/payload/5");
+  ASSERT_TRUE(c->Send(one.substr(0, 7)));
+  ASSERT_TRUE(c->Send(one.substr(7, one.size() - 8)));
+  ASSERT_TRUE(c->Send(one.substr(one.size() - 1)));
+  auto r = c->Read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "abcde");
+  c.reset();
+  server->Stop();
+  EXPECT_EQ(server->Wait().requests, 101u);
+}
+
 TEST_F(ServerTest, HeadHasTheLengthButNoBody) {
   auto server = Start(Options());
   ASSERT_TRUE(server);

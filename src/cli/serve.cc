@@ -110,9 +110,10 @@ void PrintSummary(const ServerStats& s) {
 }  // namespace
 
 int ServeMain(int argc, char** argv) {
-  CLI::App app{"The embedded HTTPS target: TLS 1.3, HTTP/1.1 keep-alive; / answers OK, "
-               "/payload/<size> that many bytes. Stops on SIGINT/SIGTERM or after --duration.",
-               "pqc-bench serve"};
+  CLI::App app{
+      "The embedded HTTPS target: TLS 1.3, HTTP/1.1 keep-alive; / answers OK, "
+      "/payload/<size> that many bytes. Stops on SIGINT/SIGTERM or after --duration.",
+      "pqc-bench serve"};
   std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
               groups = kDefaultGroups, tickets = "on", cache = "on", ciphersuites, write_ca,
               duration, handshake_timeout = "10s", idle_timeout = "60s";
@@ -120,9 +121,9 @@ int ServeMain(int argc, char** argv) {
   size_t max_connections = 20'000;
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
-  auto* cert_opt = app.add_option("--cert", cert,
-                                  "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87)")
-                       ->capture_default_str();
+  auto* cert_opt =
+      app.add_option("--cert", cert, "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87)")
+          ->capture_default_str();
   auto* cert_file_opt =
       app.add_option("--cert-file", cert_file, "PEM chain file (leaf first) instead of --cert");
   auto* key_file_opt = app.add_option("--key-file", key_file, "PEM private key of --cert-file");
@@ -164,9 +165,9 @@ int ServeMain(int argc, char** argv) {
   options.tls.ciphersuites = ciphersuites;
   options.tls.tickets = tickets == "on";
   options.tls.session_cache = cache == "on";
-  for (auto [flag, text, out] : {std::tuple{"--handshake-timeout", &handshake_timeout,
-                                            &options.handshake_timeout},
-                                 std::tuple{"--idle-timeout", &idle_timeout, &options.idle_timeout}}) {
+  for (auto [flag, text, out] :
+       {std::tuple{"--handshake-timeout", &handshake_timeout, &options.handshake_timeout},
+        std::tuple{"--idle-timeout", &idle_timeout, &options.idle_timeout}}) {
     auto d = ParseBoundedDuration(flag, *text, 3600 * kSecond);
     if (!d) return ReportError("serve", d.error());
     *out = *d;
@@ -201,11 +202,11 @@ int ServeMain(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto server = EmbeddedServer::Start(options);
-  if (!server) return ReportError("serve", Explain(server.error()));
   if (!write_ca.empty()) {
     if (Status s = WriteTrustAnchor(*chain, write_ca); !s) return ReportError("serve", s.error());
   }
+  auto server = EmbeddedServer::Start(options);
+  if (!server) return ReportError("serve", Explain(server.error()));
   fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
              threads, cert_name, groups);
   std::fflush(stdout);

@@ -89,7 +89,11 @@ Connection::Next Connection::Serve() {
       state_ = State::kReading;
       parser_.Reset();
       deadline_ = now_ + env_->idle_timeout;
-      if (++served >= kRequestsPerWake && HasBufferedInput()) return Next::kYield;
+      if (++served >= kRequestsPerWake) {
+        if (HasBufferedInput()) return Next::kYield;
+        interest_ = kIoRead;  // whatever is still in the socket wakes the loop again
+        return Next::kWait;
+      }
     }
     Step s = ReadRequest();
     if (s != Step::kDone) return s == Step::kBlocked ? Next::kWait : Next::kClose;

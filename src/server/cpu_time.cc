@@ -18,7 +18,11 @@ CpuTime Usage(int who) {
 
 }  // namespace
 
-CpuTime ProcessCpu() { return Usage(RUSAGE_SELF); }
-CpuTime ThreadCpu() { return Usage(RUSAGE_THREAD); }
+CpuTime ProcessCpu() {
+  return Usage(RUSAGE_SELF);
+}
+CpuTime ThreadCpu() {
+  return Usage(RUSAGE_THREAD);
+}
 
 }  // namespace pqc

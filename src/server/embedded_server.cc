@@ -56,9 +56,10 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const ServerOption
   server->address_ = *bound;
 
   const server::WorkerSettings settings{options.handshake_timeout, options.idle_timeout,
-                                options.max_connections_per_thread};
+                                        options.max_connections_per_thread};
   for (ScopedFd& fd : *listeners) {
-    auto worker = server::Worker::Create(std::move(fd), server->ctx_.get(), server->payload_, settings);
+    auto worker =
+        server::Worker::Create(std::move(fd), server->ctx_.get(), server->payload_, settings);
     if (!worker) return worker.error();
     server->workers_.push_back(std::move(*worker));
   }

@@ -15,7 +15,9 @@ namespace pqc {
 inline constexpr size_t kWriteChunk = 16 * 1024;
 
 // PayloadByte: body byte i ('a'..'z', period kWriteChunk).
-inline char PayloadByte(uint64_t i) { return static_cast<char>('a' + (i % kWriteChunk) % 26); }
+inline char PayloadByte(uint64_t i) {
+  return static_cast<char>('a' + (i % kWriteChunk) % 26);
+}
 
 // MakePayloadBuffer: 2 * kWriteChunk bytes, so that the kWriteChunk bytes of a body starting
 // at any offset are contiguous at PayloadChunk(buffer, offset, ...).

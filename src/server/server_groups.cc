@@ -24,7 +24,8 @@ bool OpenSslKnowsGroup(const std::string& name) {
 
 Status ValidateServerGroups(std::string_view list) {
   if (list.empty()) {
-    return MakeError(ErrorKind::kUsage, "the server group list is empty (e.g. X25519MLKEM768:X25519)");
+    return MakeError(ErrorKind::kUsage,
+                     "the server group list is empty (e.g. X25519MLKEM768:X25519)");
   }
   size_t start = 0;
   while (start <= list.size()) {

@@ -24,11 +24,11 @@ struct ServerOptions {
   std::string cert_file;
   std::string key_file;
   ServerTlsConfig tls;
-  int threads = 1;                                 // event loops, one SO_REUSEPORT listener each
-  Nanos handshake_timeout = 10'000'000'000;        // accept → handshake done
-  Nanos idle_timeout = 60'000'000'000;             // no progress on an established connection
-  size_t max_connections_per_thread = 20'000;      // beyond: accepted and closed at once
-  int backlog = 4096;                              // per listener (the kernel caps it)
+  int threads = 1;                             // event loops, one SO_REUSEPORT listener each
+  Nanos handshake_timeout = 10'000'000'000;    // accept → handshake done
+  Nanos idle_timeout = 60'000'000'000;         // no progress on an established connection
+  size_t max_connections_per_thread = 20'000;  // beyond: accepted and closed at once
+  int backlog = 4096;                          // per listener (the kernel caps it)
 };
 
 }  // namespace pqc

@@ -75,7 +75,7 @@ struct ServerStats {
   CpuTime worker_cpu;   // the event-loop threads only
   std::vector<WorkerStats> workers;
 
-  std::string last_tls_error;  // OpenSSL's text for the latest TLS failure, for diagnosis
+  std::string last_tls_error;  // OpenSSL's text for a recent TLS failure, for diagnosis
   std::string loop_error;      // an event loop that failed (never expected), else empty
 
   uint64_t handshakes() const { return handshakes_full + handshakes_resumed; }

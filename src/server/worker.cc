@@ -38,8 +38,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(ScopedFd listener, SSL_CTX* ctx,
   std::unique_ptr<Worker> w(
       new Worker(std::move(*loop), std::move(listener), ctx, payload, settings));
   Worker* self = w.get();
-  if (Status s = w->loop_->Add(w->listener_.get(), kIoRead,
-                               [self](uint32_t) { self->OnAcceptable(); });
+  if (Status s =
+          w->loop_->Add(w->listener_.get(), kIoRead, [self](uint32_t) { self->OnAcceptable(); });
       !s) {
     return s.error();
   }
@@ -60,7 +60,9 @@ Worker::Worker(std::unique_ptr<EventLoop> loop, ScopedFd listener, SSL_CTX* ctx,
   env_.stats = &stats_;
 }
 
-Worker::~Worker() { slots_.clear(); }
+Worker::~Worker() {
+  slots_.clear();
+}
 
 void Worker::Run() {
   BlockSigpipe();
