@@ -70,7 +70,7 @@ def main():
     cmd = [binary, "load", "--target", target, "--threads", "1", "--mode", "reuse",
            "--requests", str(args.requests), "--request-interval", args.interval,
            "--rate", str(args.rate), "--duration", f"{args.seconds}s", "--warmup", "0s",
-           "--groups", "X25519", "--max-inflight", "20000", "--timeout", "30s",
+           "--groups", "X25519", "--max-inflight", "15000", "--timeout", "30s",
            "--json", js, "--samples", samples]
     load = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     time.sleep(0.05)

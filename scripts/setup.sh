@@ -117,17 +117,19 @@ fi
 
 # ---- nginx 1.26, linked against that OpenSSL -----------------------------------------
 OVERSION=$(basename "$OSSL"); OVERSION=${OVERSION#openssl-}
-NGX=$(find_built "nginx-1.26.*-openssl-$OVERSION" || true)
+# The recipe number is part of the cache key: bump it when the configure flags change.
+NGINX_RECIPE=2
+NGX=$(find_built "nginx-1.26.*-openssl-$OVERSION-r$NGINX_RECIPE" || true)
 if [ -z "$NGX" ]; then
   read -r NVER NTAR < <(fetch_upstream nginx 1.26.)
-  NGX="$CACHE/nginx-$NVER-openssl-$OVERSION"
+  NGX="$CACHE/nginx-$NVER-openssl-$OVERSION-r$NGINX_RECIPE"
   BUILD="$CACHE/build/nginx-$NVER"
   rm -rf "$BUILD" "$NGX"; mkdir -p "$BUILD"
   log "building nginx $NVER against OpenSSL $OVERSION"
   tar -xf "$NTAR" -C "$BUILD" --strip-components=1
   (cd "$BUILD" &&
     ./configure --prefix="$NGX" --with-http_ssl_module --with-http_v2_module \
-      --with-threads --with-file-aio --without-http_rewrite_module \
+      --with-threads --with-file-aio --with-pcre \
       --with-cc-opt="-I$OSSL/include -O2" \
       --with-ld-opt="-L$OSSL/lib -Wl,-rpath,$OSSL/lib" >"$BUILD/configure.log" 2>&1 &&
     make -j"$(nproc)" >"$BUILD/make.log" 2>&1 &&

@@ -12,9 +12,9 @@ TEST(Algorithms, EveryDesignNameResolves) {
                         "SecP384r1MLKEM1024", "MLKEM512", "MLKEM768", "MLKEM1024"}) {
     EXPECT_TRUE(FindGroup(g).ok()) << g;
   }
-  for (const char* s : {"ecdsa-p256", "ecdsa-p384", "rsa-2048", "rsa-3072", "rsa-4096", "ed25519",
-                        "ml-dsa-44", "ml-dsa-65", "ml-dsa-87", "slh-dsa-sha2-128f",
-                        "slh-dsa-sha2-128s"}) {
+  for (const char* s :
+       {"ecdsa-p256", "ecdsa-p384", "rsa-2048", "rsa-3072", "rsa-4096", "ed25519", "ml-dsa-44",
+        "ml-dsa-65", "ml-dsa-87", "slh-dsa-sha2-128f", "slh-dsa-sha2-128s"}) {
     EXPECT_TRUE(FindSignature(s).ok()) << s;
   }
 }

@@ -18,8 +18,7 @@ namespace {
 class LoadTest : public ::testing::Test {
  protected:
   // StartServer: an embedded server on an ephemeral port with a fresh chain.
-  void StartServer(const std::string& chain_text, const std::string& groups,
-                   bool tickets = true) {
+  void StartServer(const std::string& chain_text, const std::string& groups, bool tickets = true) {
     auto spec = ParseChainSpec(chain_text);
     ASSERT_TRUE(spec.ok());
     auto chain = MakeChain(*spec);
@@ -251,11 +250,11 @@ TEST_F(LoadTest, CliWritesTheDocumentedJsonShape) {
   StartServer("ecdsa-p256", "X25519MLKEM768:X25519");
   const std::string json_path = ::testing::TempDir() + "/load.json";
   const std::string csv_path = ::testing::TempDir() + "/load.csv";
-  const std::string cmd = std::string(PQC_BENCH_BIN) + " load --target " +
-                          server_->address().ToString() +
-                          " --rate 50 --duration 1s --warmup 0.2s --groups X25519MLKEM768 --max-lag-p99 100ms"
-                          " --json " +
-                          json_path + " --samples " + csv_path + " > /dev/null";
+  const std::string cmd =
+      std::string(PQC_BENCH_BIN) + " load --target " + server_->address().ToString() +
+      " --rate 50 --duration 1s --warmup 0.2s --groups X25519MLKEM768 --max-lag-p99 100ms"
+      " --json " +
+      json_path + " --samples " + csv_path + " > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(json_path);
   nlohmann::json j = nlohmann::json::parse(in);
@@ -264,13 +263,13 @@ TEST_F(LoadTest, CliWritesTheDocumentedJsonShape) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   for (const char* phase : {"connect", "handshake", "ttfb", "response", "total"}) {
-    for (const char* stat : {"count", "min", "mean", "p50", "p75", "p90", "p95", "p99", "p999",
-                             "max"}) {
+    for (const char* stat :
+         {"count", "min", "mean", "p50", "p75", "p90", "p95", "p99", "p999", "max"}) {
       EXPECT_TRUE(j["phases"][phase].contains(stat)) << phase << "." << stat;
     }
   }
-  for (const char* key : {"rate_target", "rate_achieved", "lag_p99_us", "cpu_user_s",
-                          "cpu_sys_s", "cpu_us_per_connection", "saturated"}) {
+  for (const char* key : {"rate_target", "rate_achieved", "lag_p99_us", "cpu_user_s", "cpu_sys_s",
+                          "cpu_us_per_connection", "saturated"}) {
     EXPECT_TRUE(j["loadgen"].contains(key)) << key;
   }
   EXPECT_EQ(j["negotiated"]["groups"]["X25519MLKEM768"], j["connections"]);

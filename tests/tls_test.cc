@@ -79,8 +79,8 @@ TEST(ChainSizes, MatchTheDerFilesAndTheInitialWindowRule) {
   for (const auto& f : files->all) {
     if (f.ends_with(".key.pem")) {
       auto perms = std::filesystem::status(f).permissions();
-      EXPECT_EQ(perms & std::filesystem::perms::all, std::filesystem::perms::owner_read |
-                                                         std::filesystem::perms::owner_write)
+      EXPECT_EQ(perms & std::filesystem::perms::all,
+                std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
           << f;
     }
   }
@@ -106,9 +106,9 @@ TEST(LoopbackHandshake, HelloRetryWhenServerInsistsOnHybrid) {
   CertChain chain = Chain("ecdsa-p256");
   auto sctx = MakeServerContext({.groups = "X25519MLKEM768/X25519"}, chain);
   ASSERT_TRUE(sctx.ok());
-  auto cctx = MakeClientContext(
-      {.groups = {"X25519MLKEM768", "X25519"}, .key_shares = {"X25519"},
-       .trust_anchor = chain.root().cert.get()});
+  auto cctx = MakeClientContext({.groups = {"X25519MLKEM768", "X25519"},
+                                 .key_shares = {"X25519"},
+                                 .trust_anchor = chain.root().cert.get()});
   ASSERT_TRUE(cctx.ok());
   auto hs = LoopbackHandshake(sctx->get(), cctx->get());
   ASSERT_TRUE(hs.ok()) << hs.error().message;
@@ -121,8 +121,8 @@ TEST(LoopbackHandshake, HelloRetryWhenServerInsistsOnHybrid) {
 TEST(LoopbackHandshake, ResumesFromTicket) {
   CertChain chain = Chain("ml-dsa-65");
   auto sctx = MakeServerContext({.groups = "X25519MLKEM768"}, chain);
-  auto cctx = MakeClientContext(
-      {.groups = {"X25519MLKEM768"}, .trust_anchor = chain.root().cert.get()});
+  auto cctx =
+      MakeClientContext({.groups = {"X25519MLKEM768"}, .trust_anchor = chain.root().cert.get()});
   ASSERT_TRUE(sctx.ok() && cctx.ok());
   auto first = LoopbackHandshake(sctx->get(), cctx->get());
   ASSERT_TRUE(first.ok()) << first.error().message;

@@ -71,7 +71,8 @@ TEST(FormatSize, CanonicalNames) {
   EXPECT_EQ(FormatSize(10'240), "10K");
   EXPECT_EQ(FormatSize(1'048'576), "1M");
   EXPECT_EQ(FormatSize(1'000), "1000B");
-  for (const char* s : {"100B", "10K", "100K", "1M"}) EXPECT_EQ(FormatSize(ParseSize(s).value()), s);
+  for (const char* s : {"100B", "10K", "100K", "1M"})
+    EXPECT_EQ(FormatSize(ParseSize(s).value()), s);
 }
 
 }  // namespace

@@ -54,14 +54,14 @@ void PrintTable(const CertChain& chain, const ChainSizes& sizes, const ChainFile
   fmt::print("  Certificate message        {:>7}\n", sizes.certificate_message_bytes);
   fmt::print("  CertificateVerify message  {:>7}\n", sizes.certificate_verify_bytes);
   fmt::print("  together                   {:>7}  {} the {}-byte initial window (10 segments)\n",
-             sizes.cert_plus_verify(),
-             sizes.exceeds_initial_window() ? "EXCEEDS" : "fits in", kInitialWindowBytes);
+             sizes.cert_plus_verify(), sizes.exceeds_initial_window() ? "EXCEEDS" : "fits in",
+             kInitialWindowBytes);
   if (sizes.exceeds_initial_window()) {
     fmt::print("  -> a fresh handshake needs an extra round trip for the server's first flight\n");
   }
   if (files != nullptr) {
-    fmt::print("\nfiles: {} (server chain), {} (key, 0600), {} (trust anchor)\n",
-               files->chain_pem, files->leaf_key_pem, files->root_pem);
+    fmt::print("\nfiles: {} (server chain), {} (key, 0600), {} (trust anchor)\n", files->chain_pem,
+               files->leaf_key_pem, files->root_pem);
   }
 }
 

@@ -43,11 +43,10 @@ int LoadMain(int argc, char** argv) {
   CLI::App app{"Open-loop TLS 1.3 load against one target; every connection timed phase by phase.",
                "pqc-bench load"};
   std::string target, mode = "fresh", mix, rate = "100", arrivals = "uniform", duration = "10s",
-                       warmup = "1s", path = "/", groups = "X25519MLKEM768", key_shares, sigalgs,
-                       ciphersuites, timeout = "10s", json_path, samples_path, ca, server_name =
-                                                                                     "localhost",
-                       expect_group, expect_sigalg, max_error_rate = "1%", max_lag = "1ms",
-                       request_interval = "0s";
+                      warmup = "1s", path = "/", groups = "X25519MLKEM768", key_shares, sigalgs,
+                      ciphersuites, timeout = "10s", json_path, samples_path, ca,
+                      server_name = "localhost", expect_group, expect_sigalg, max_error_rate = "1%",
+                      max_lag = "1ms", request_interval = "0s";
   uint32_t requests = 0;
   unsigned threads = 1;
   uint32_t max_inflight = 10000;
@@ -82,8 +81,9 @@ int LoadMain(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ca", ca, "verify the server against this PEM root (default: no verification)");
   app.add_option("--server-name", server_name, "SNI and Host header")->capture_default_str();
-  app.add_option("--expect-group", expect_group, "group every connection must negotiate "
-                                                 "(default: the first of --groups)");
+  app.add_option("--expect-group", expect_group,
+                 "group every connection must negotiate "
+                 "(default: the first of --groups)");
   app.add_option("--expect-sigalg", expect_sigalg,
                  "server signature scheme every full handshake must use (default: the first of "
                  "--sigalgs, if given)");

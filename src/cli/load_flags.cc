@@ -11,10 +11,10 @@ Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
   if (name == "fresh") return ConnMode::kFresh;
   if (name == "reuse") return ConnMode::kReuse;
   if (name == "resume") return ConnMode::kResume;
-  return MakeError(ErrorKind::kUsage, fmt::format("{}: unknown mode '{}' (valid: fresh, reuse, "
-                                                  "resume{})",
-                                                  context, name,
-                                                  context == "--mode" ? ", mix" : ""));
+  return MakeError(ErrorKind::kUsage,
+                   fmt::format("{}: unknown mode '{}' (valid: fresh, reuse, "
+                               "resume{})",
+                               context, name, context == "--mode" ? ", mix" : ""));
 }
 
 }  // namespace
@@ -28,9 +28,9 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text) {
     std::string_view item(text.data() + start, end - start);
     const size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
-      return MakeError(ErrorKind::kUsage,
-                       fmt::format("--mix '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20",
-                                   text, item));
+      return MakeError(
+          ErrorKind::kUsage,
+          fmt::format("--mix '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20", text, item));
     }
     auto mode = ModeByName(item.substr(0, colon), "--mix");
     if (!mode) return mode.error();
@@ -56,8 +56,7 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text) {
 Result<std::vector<MixWeight>> ParseModes(const std::string& mode, const std::string& mix_text) {
   if (mode == "mix") {
     if (mix_text.empty()) {
-      return MakeError(ErrorKind::kUsage,
-                       "--mode mix needs --mix, e.g. --mix resume:80,fresh:20");
+      return MakeError(ErrorKind::kUsage, "--mode mix needs --mix, e.g. --mix resume:80,fresh:20");
     }
     return ParseMix(mix_text);
   }

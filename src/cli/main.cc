@@ -24,7 +24,9 @@ constexpr Command kCommands[] = {
 };
 
 void Usage(std::FILE* out) {
-  fmt::print(out, "pqc-bench {} — post-quantum TLS 1.3 benchmark\n\nusage: pqc-bench <command> [flags]\n\ncommands:\n",
+  fmt::print(out,
+             "pqc-bench {} — post-quantum TLS 1.3 benchmark\n\nusage: pqc-bench <command> "
+             "[flags]\n\ncommands:\n",
              PQC_VERSION);
   for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
   fmt::print(out, "\n'pqc-bench <command> --help' lists a command's flags.\n");

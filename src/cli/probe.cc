@@ -1,27 +1,31 @@
 // probe — `pqc-bench probe [--json] [--only NAMES]`: the three-layer support table.
+#include "tls/probe.h"
+
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "tls/probe.h"
 
 namespace pqc::cli {
 namespace {
 
-const char* Cell(bool ok) { return ok ? "ok" : "FAIL"; }
+const char* Cell(bool ok) {
+  return ok ? "ok" : "FAIL";
+}
 
 nlohmann::json ToJson(const ProbeReport& r) {
   nlohmann::json j{{"openssl", r.openssl_version},
                    {"groups", nlohmann::json::array()},
                    {"signatures", nlohmann::json::array()}};
   for (const GroupProbe& g : r.groups) {
-    j["groups"].push_back({{"name", g.group->name},
-                           {"family", FamilyName(g.group->family)},
-                           {"primitive", g.primitive},
-                           {"tls", g.tls},
-                           {"negotiated", g.negotiated},
-                           {"error", g.error.empty() ? nlohmann::json() : nlohmann::json(g.error)}});
+    j["groups"].push_back(
+        {{"name", g.group->name},
+         {"family", FamilyName(g.group->family)},
+         {"primitive", g.primitive},
+         {"tls", g.tls},
+         {"negotiated", g.negotiated},
+         {"error", g.error.empty() ? nlohmann::json() : nlohmann::json(g.error)}});
   }
   for (const SignatureProbe& s : r.signatures) {
     j["signatures"].push_back(
@@ -37,9 +41,10 @@ nlohmann::json ToJson(const ProbeReport& r) {
 }
 
 void PrintTable(const ProbeReport& r) {
-  fmt::print("OpenSSL {} — each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
-             "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it)\n\n",
-             r.openssl_version);
+  fmt::print(
+      "OpenSSL {} — each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
+      "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it)\n\n",
+      r.openssl_version);
   fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", "group", "family", "primitive", "tls", "note");
   for (const GroupProbe& g : r.groups) {
     fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", g.group->name, FamilyName(g.group->family),

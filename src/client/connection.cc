@@ -48,12 +48,24 @@ void Connection::Advance() {
   bool progressed = true;
   while (progressed && state_ != State::kDone) {
     switch (state_) {
-      case State::kConnecting: progressed = StepConnect(); break;
-      case State::kHandshaking: progressed = StepHandshake(); break;
-      case State::kSending: progressed = StepSend(); break;
-      case State::kReceiving: progressed = StepReceive(); break;
-      case State::kIdle: progressed = StepIdle(); break;
-      case State::kDone: progressed = false; break;
+      case State::kConnecting:
+        progressed = StepConnect();
+        break;
+      case State::kHandshaking:
+        progressed = StepHandshake();
+        break;
+      case State::kSending:
+        progressed = StepSend();
+        break;
+      case State::kReceiving:
+        progressed = StepReceive();
+        break;
+      case State::kIdle:
+        progressed = StepIdle();
+        break;
+      case State::kDone:
+        progressed = false;
+        break;
     }
   }
 }
@@ -73,7 +85,7 @@ bool Connection::StepConnect() {
     }
   }
   if (err != 0) {
-    Fail(err == ECONNREFUSED ? ErrorClass::kRefused
+    Fail(err == ECONNREFUSED   ? ErrorClass::kRefused
          : (err == ECONNRESET) ? ErrorClass::kReset
                                : ErrorClass::kConnect,
          fmt::format("connect to {}: {}", env_.options->target.ToString(), std::strerror(err)));
@@ -120,7 +132,8 @@ bool Connection::StepHandshake() {
   record_.signature_scheme = facts_.signature_scheme;
   record_.hrr = facts_.hrr();
   record_.resumed = SSL_session_reused(ssl_.get()) == 1;
-  if (const char* group = SSL_get0_group_name(ssl_.get())) record_.group = CanonicalGroupName(group);
+  if (const char* group = SSL_get0_group_name(ssl_.get()))
+    record_.group = CanonicalGroupName(group);
   record_.cipher = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl_.get()));
   BeginRequest();
   return true;
@@ -186,8 +199,8 @@ bool Connection::StepReceive() {
   if (req.first_byte == 0) req.first_byte = now;
   ParseResult r = parser_.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
   if (r.status == ParseStatus::kError) {
-    Fail(ErrorClass::kHttp, fmt::format("{}: {}", HttpErrorName(parser_.error_class()),
-                                        parser_.error_message()));
+    Fail(ErrorClass::kHttp,
+         fmt::format("{}: {}", HttpErrorName(parser_.error_class()), parser_.error_message()));
     return false;
   }
   if (r.status == ParseStatus::kNeedMore) return true;

@@ -24,9 +24,9 @@ struct ConnectionEnv {
   SSL_CTX* ctx;
   SessionStore* sessions;
   const LoadOptions* options;
-  std::string request_keep_alive;  // the request bytes, built once
-  std::string request_close;       // the last request of a connection asks to close
-  std::vector<char> read_buffer;   // one per thread: responses are consumed as they arrive
+  std::string request_keep_alive;           // the request bytes, built once
+  std::string request_close;                // the last request of a connection asks to close
+  std::vector<char> read_buffer;            // one per thread: responses are consumed as they arrive
   std::vector<class Connection*> finished;  // done since the worker last collected
 };
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "client/record.h"
 #include "core/clock.h"
 #include "net/address.h"
 #include "tls/context.h"
-#include "client/record.h"
 
 namespace pqc {
 
@@ -28,16 +28,16 @@ struct LoadOptions {
   std::vector<MixWeight> mix;             // one entry unless mode is mix
   double rate = 100;                      // new connections per second (all threads)
   Arrivals arrivals = Arrivals::kUniform;
-  Nanos duration = 10'000'000'000;        // measured phase
-  Nanos warmup = 1'000'000'000;           // discarded (and tickets collected for resume)
-  uint32_t requests = 1;                  // per connection
-  Nanos request_interval = 0;             // keep-alive think time between requests (reuse)
+  Nanos duration = 10'000'000'000;  // measured phase
+  Nanos warmup = 1'000'000'000;     // discarded (and tickets collected for resume)
+  uint32_t requests = 1;            // per connection
+  Nanos request_interval = 0;       // keep-alive think time between requests (reuse)
   std::string path = "/";
   ClientTlsConfig tls;
   unsigned threads = 1;
-  uint32_t max_inflight = 10'000;         // per run; beyond it an arrival is recorded as skipped
-  Nanos timeout = 10'000'000'000;         // per connection, no progress
-  uint64_t seed = 1;                      // Poisson gaps and mix choices
+  uint32_t max_inflight = 10'000;  // per run; beyond it an arrival is recorded as skipped
+  Nanos timeout = 10'000'000'000;  // per connection, no progress
+  uint64_t seed = 1;               // Poisson gaps and mix choices
 
   // Verification: what every measured connection must have negotiated. Empty = not checked.
   std::string expect_group;

@@ -112,8 +112,7 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
         started += p.started;
         errors += p.errors;
         inflight += p.inflight;
-        handshakes.insert(handshakes.end(), p.new_handshakes_us.begin(),
-                          p.new_handshakes_us.end());
+        handshakes.insert(handshakes.end(), p.new_handshakes_us.begin(), p.new_handshakes_us.end());
       }
       const double elapsed = static_cast<double>(MonotonicNow() - start) / 1e9;
       fmt::print(progress,
@@ -126,7 +125,8 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
     }
   }
   for (auto& t : threads) t.join();
-  result.cpu_wall_s = std::max(0.0, static_cast<double>(MonotonicNow() - result.measure_start) / 1e9);
+  result.cpu_wall_s =
+      std::max(0.0, static_cast<double>(MonotonicNow() - result.measure_start) / 1e9);
   if (progress) fmt::print(progress, "\n");
 
   for (auto& w : workers) {

@@ -4,24 +4,36 @@ namespace pqc {
 
 std::string_view ConnModeName(ConnMode mode) {
   switch (mode) {
-    case ConnMode::kFresh: return "fresh";
-    case ConnMode::kReuse: return "reuse";
-    case ConnMode::kResume: return "resume";
+    case ConnMode::kFresh:
+      return "fresh";
+    case ConnMode::kReuse:
+      return "reuse";
+    case ConnMode::kResume:
+      return "resume";
   }
   return "?";
 }
 
 std::string_view ErrorClassName(ErrorClass error) {
   switch (error) {
-    case ErrorClass::kNone: return "none";
-    case ErrorClass::kRefused: return "refused";
-    case ErrorClass::kConnect: return "connect";
-    case ErrorClass::kReset: return "reset";
-    case ErrorClass::kTimeout: return "timeout";
-    case ErrorClass::kTlsAlert: return "tls-alert";
-    case ErrorClass::kTls: return "tls";
-    case ErrorClass::kHttp: return "http";
-    case ErrorClass::kClosed: return "closed";
+    case ErrorClass::kNone:
+      return "none";
+    case ErrorClass::kRefused:
+      return "refused";
+    case ErrorClass::kConnect:
+      return "connect";
+    case ErrorClass::kReset:
+      return "reset";
+    case ErrorClass::kTimeout:
+      return "timeout";
+    case ErrorClass::kTlsAlert:
+      return "tls-alert";
+    case ErrorClass::kTls:
+      return "tls";
+    case ErrorClass::kHttp:
+      return "http";
+    case ErrorClass::kClosed:
+      return "closed";
   }
   return "?";
 }

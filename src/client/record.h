@@ -41,14 +41,14 @@ struct ConnectionRecord {
   uint64_t id = 0;
   uint16_t thread = 0;
   ConnMode mode = ConnMode::kFresh;
-  bool measured = false;       // false during warm-up (discarded from statistics)
+  bool measured = false;         // false during warm-up (discarded from statistics)
   bool offered_session = false;  // resume mode: a saved session was offered
 
-  Nanos intended_start = 0;    // from the open-loop schedule
-  Nanos actual_start = 0;      // socket() called
-  Nanos tcp_established = 0;   // connect completed
-  Nanos tls_done = 0;          // handshake completed
-  Nanos closed = 0;            // connection finished (success or failure)
+  Nanos intended_start = 0;   // from the open-loop schedule
+  Nanos actual_start = 0;     // socket() called
+  Nanos tcp_established = 0;  // connect completed
+  Nanos tls_done = 0;         // handshake completed
+  Nanos closed = 0;           // connection finished (success or failure)
 
   uint32_t first_request = 0;  // index into LoadResult::requests
   uint32_t request_count = 0;  // requests completed on this connection
@@ -62,9 +62,9 @@ struct ConnectionRecord {
   uint32_t certificate_bytes = 0;
   uint32_t certificate_verify_bytes = 0;
 
-  std::string group;           // negotiated group, canonical name ("" if no handshake)
+  std::string group;              // negotiated group, canonical name ("" if no handshake)
   uint16_t signature_scheme = 0;  // server's CertificateVerify scheme; 0 when resumed
-  const char* cipher = "";     // static string owned by OpenSSL
+  const char* cipher = "";        // static string owned by OpenSSL
   bool resumed = false;
   bool hrr = false;
 

@@ -37,8 +37,8 @@ std::optional<Arrival> Schedule::Next() {
   if (options_.arrivals == Arrivals::kUniform) {
     // Computed from the count, not accumulated, so that rounding cannot drift over a run.
     ++count_;
-    next_offset_s_ = (static_cast<double>(index_) + static_cast<double>(count_) * threads_) /
-                     options_.rate;
+    next_offset_s_ =
+        (static_cast<double>(index_) + static_cast<double>(count_) * threads_) / options_.rate;
   } else {
     next_offset_s_ += std::exponential_distribution<double>(thread_rate_)(rng_);
   }

@@ -270,9 +270,10 @@ LoadSummary Summarize(const LoadResult& result) {
     Mismatches(s.negotiated.sigalgs, ExpectedSigalg(o.expect_sigalg), "signature algorithm", why);
   }
   if (s.negotiated.resume_without_session > 0) {
-    why.push_back(fmt::format("{} resume connections had no session to offer (did the server "
-                              "issue tickets during warm-up?)",
-                              s.negotiated.resume_without_session));
+    why.push_back(
+        fmt::format("{} resume connections had no session to offer (did the server "
+                    "issue tickets during warm-up?)",
+                    s.negotiated.resume_without_session));
   }
   if (resume_missed > 0) {
     why.push_back(

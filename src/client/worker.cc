@@ -11,9 +11,9 @@
 namespace pqc {
 namespace {
 
-constexpr Nanos kSweepInterval = 20'000'000;     // timeouts are checked this often
-constexpr Nanos kPublishInterval = 250'000'000;  // progress snapshots
-constexpr Nanos kInterruptDrain = 2'000'000'000; // after Ctrl-C, wait at most this long
+constexpr Nanos kSweepInterval = 20'000'000;      // timeouts are checked this often
+constexpr Nanos kPublishInterval = 250'000'000;   // progress snapshots
+constexpr Nanos kInterruptDrain = 2'000'000'000;  // after Ctrl-C, wait at most this long
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru{};
@@ -35,8 +35,7 @@ Result<std::unique_ptr<Worker>> Worker::Create(const LoadOptions& options, unsig
   if (!keep) return keep.error();
   auto close = BuildGetRequest(options.server_name, options.path, false);
   if (!close) return close.error();
-  std::unique_ptr<Worker> w(
-      new Worker(options, index, threads, std::move(*loop), std::move(*ctx)));
+  std::unique_ptr<Worker> w(new Worker(options, index, threads, std::move(*loop), std::move(*ctx)));
   w->env_.request_keep_alive = std::move(*keep);
   w->env_.request_close = std::move(*close);
   return w;
@@ -49,9 +48,12 @@ Worker::Worker(const LoadOptions& options, unsigned index, unsigned threads,
       threads_(threads),
       loop_(std::move(loop)),
       ctx_(std::move(ctx)),
-      env_{loop_.get(), ctx_.get(), &sessions_, &options_, {}, {}, std::vector<char>(64 * 1024), {}} {}
+      env_{loop_.get(), ctx_.get(), &sessions_, &options_, {}, {}, std::vector<char>(64 * 1024),
+           {}} {}
 
-Worker::~Worker() { live_.clear(); }
+Worker::~Worker() {
+  live_.clear();
+}
 
 void Worker::Run(Nanos start) {
   // The default 50 us timer slack would be added to every arrival's start lag.
@@ -131,8 +133,8 @@ void Worker::Sweep() {
   const Nanos now = MonotonicNow();
   for (auto& c : live_) {
     if (!c->done() && !c->idle() && now - c->last_progress() > options_.timeout) {
-      c->Abort(ErrorClass::kTimeout,
-               fmt::format("no progress for {:.0f} ms", static_cast<double>(options_.timeout) / 1e6));
+      c->Abort(ErrorClass::kTimeout, fmt::format("no progress for {:.0f} ms",
+                                                 static_cast<double>(options_.timeout) / 1e6));
     }
   }
 }

@@ -16,6 +16,8 @@ inline Nanos MonotonicNow() {
   return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-inline double NanosToMicros(Nanos ns) { return static_cast<double>(ns) / 1e3; }
+inline double NanosToMicros(Nanos ns) {
+  return static_cast<double>(ns) / 1e3;
+}
 
 }  // namespace pqc

@@ -26,7 +26,7 @@ struct Error {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -58,6 +58,8 @@ class Status {
   bool failed_ = false;
 };
 
-inline Error MakeError(ErrorKind kind, std::string message) { return {kind, std::move(message)}; }
+inline Error MakeError(ErrorKind kind, std::string message) {
+  return {kind, std::move(message)};
+}
 
 }  // namespace pqc

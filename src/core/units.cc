@@ -22,17 +22,17 @@ Result<std::pair<double, std::string_view>> SplitNumber(std::string_view text,
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || !std::isfinite(value) || value < 0) {
-    return MakeError(ErrorKind::kUsage,
-                     fmt::format("invalid {} '{}': expected a non-negative number first", what,
-                                 text));
+    return MakeError(
+        ErrorKind::kUsage,
+        fmt::format("invalid {} '{}': expected a non-negative number first", what, text));
   }
-  return std::pair{value, std::string_view(end, static_cast<size_t>(text.data() + text.size() - end))};
+  return std::pair{value,
+                   std::string_view(end, static_cast<size_t>(text.data() + text.size() - end))};
 }
 
 template <size_t N>
-Result<double> Scale(std::string_view text, std::string_view what,
-                     const std::array<Unit, N>& units, std::string_view valid,
-                     bool bare_allowed) {
+Result<double> Scale(std::string_view text, std::string_view what, const std::array<Unit, N>& units,
+                     std::string_view valid, bool bare_allowed) {
   auto split = SplitNumber(text, what);
   if (!split) return split.error();
   auto [value, suffix] = *split;
@@ -55,12 +55,8 @@ Result<uint64_t> ToInteger(double v, std::string_view text, std::string_view wha
 }  // namespace
 
 Result<int64_t> ParseDuration(std::string_view text) {
-  static constexpr std::array<Unit, 6> kUnits{{{"ns", 1},
-                                               {"us", 1e3},
-                                               {"ms", 1e6},
-                                               {"s", 1e9},
-                                               {"m", 60e9},
-                                               {"h", 3600e9}}};
+  static constexpr std::array<Unit, 6> kUnits{
+      {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}}};
   auto v = Scale(text, "duration", kUnits, "ns, us, ms, s, m, h — e.g. 250ms, 2s, 5m", false);
   if (!v) return v.error();
   if (*v > 9.2e18) {

@@ -1,6 +1,7 @@
 // units — parsing of the human quantities used on the command line and in scenario files:
 // durations ("250us", "2s", "1.5m"), byte sizes ("100B", "10K", "1M"; binary, K = 1024),
-// link rates ("100mbit"), event rates ("300/s") and percentages ("0.5%"). One place, fuzzed, so every front end reports the same errors.
+// link rates ("100mbit"), event rates ("300/s") and percentages ("0.5%"). One place, fuzzed, so
+// every front end reports the same errors.
 #pragma once
 
 #include <cstdint>

@@ -103,7 +103,9 @@ Result<const Info*> Find(std::span<const Info> table, std::string_view name,
 
 }  // namespace
 
-std::span<const GroupInfo> AllGroups() { return kGroups; }
+std::span<const GroupInfo> AllGroups() {
+  return kGroups;
+}
 
 // The last two rows are naming aids only, not certificate types we make.
 std::span<const SignatureInfo> AllSignatures() {
@@ -126,9 +128,9 @@ Result<std::vector<std::string>> ParseGroupList(std::string_view list) {
     if (end == std::string_view::npos) end = list.size();
     std::string_view item = list.substr(start, end - start);
     if (item.empty()) {
-      return MakeError(ErrorKind::kUsage,
-                       fmt::format("empty group name in list '{}' (separate names with ':')",
-                                   list));
+      return MakeError(
+          ErrorKind::kUsage,
+          fmt::format("empty group name in list '{}' (separate names with ':')", list));
     }
     auto found = FindGroup(item);
     if (!found) return found.error();
@@ -164,20 +166,28 @@ std::string GroupName(uint16_t codepoint) {
 
 std::string_view FamilyName(GroupFamily family) {
   switch (family) {
-    case kClassical: return "classical";
-    case kHybrid: return "hybrid";
-    case kPostQuantum: return "post-quantum";
+    case kClassical:
+      return "classical";
+    case kHybrid:
+      return "hybrid";
+    case kPostQuantum:
+      return "post-quantum";
   }
   return "?";
 }
 
 std::string_view FamilyName(SignatureFamily family) {
   switch (family) {
-    case kEcdsa: return "ECDSA";
-    case kRsa: return "RSA";
-    case kEdDsa: return "EdDSA";
-    case kMlDsa: return "ML-DSA";
-    case kSlhDsa: return "SLH-DSA";
+    case kEcdsa:
+      return "ECDSA";
+    case kRsa:
+      return "RSA";
+    case kEdDsa:
+      return "EdDSA";
+    case kMlDsa:
+      return "ML-DSA";
+    case kSlhDsa:
+      return "SLH-DSA";
   }
   return "?";
 }

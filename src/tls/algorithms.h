@@ -18,7 +18,7 @@ namespace pqc {
 enum class GroupFamily { kClassical, kHybrid, kPostQuantum };
 
 struct GroupInfo {
-  std::string_view name;      // OpenSSL TLS group name, e.g. "X25519MLKEM768"
+  std::string_view name;  // OpenSSL TLS group name, e.g. "X25519MLKEM768"
   GroupFamily family;
   std::string_view evp_name;  // EVP key type for the primitive layer
   std::string_view ec_curve;  // for "EC" key types, the curve; else empty
@@ -29,14 +29,14 @@ struct GroupInfo {
 enum class SignatureFamily { kEcdsa, kRsa, kEdDsa, kMlDsa, kSlhDsa };
 
 struct SignatureInfo {
-  std::string_view name;       // our name, e.g. "ml-dsa-65"
+  std::string_view name;  // our name, e.g. "ml-dsa-65"
   SignatureFamily family;
-  std::string_view key_type;   // EVP key type, e.g. "ML-DSA-65", "EC", "RSA"
-  std::string_view ec_curve;   // "P-256" for ecdsa-p256
-  unsigned rsa_bits;           // for RSA
-  std::string_view digest;     // X.509 signing digest; empty for one-shot schemes
-  std::string_view tls_sigalg; // TLS 1.3 SignatureScheme name; empty if none exists
-  uint16_t codepoint;          // IANA SignatureScheme; 0 if none
+  std::string_view key_type;    // EVP key type, e.g. "ML-DSA-65", "EC", "RSA"
+  std::string_view ec_curve;    // "P-256" for ecdsa-p256
+  unsigned rsa_bits;            // for RSA
+  std::string_view digest;      // X.509 signing digest; empty for one-shot schemes
+  std::string_view tls_sigalg;  // TLS 1.3 SignatureScheme name; empty if none exists
+  uint16_t codepoint;           // IANA SignatureScheme; 0 if none
 };
 
 std::span<const GroupInfo> AllGroups();

@@ -31,9 +31,10 @@ Status AddExtension(X509* cert, X509* issuer, int nid, const char* value) {
 
 Result<X509NamePtr> MakeName(const std::string& cn) {
   X509NamePtr name(X509_NAME_new());
-  if (!name || X509_NAME_add_entry_by_txt(name.get(), "O", MBSTRING_ASC,
-                                          reinterpret_cast<const unsigned char*>("pqc-bench"),
-                                          -1, -1, 0) != 1 ||
+  if (!name ||
+      X509_NAME_add_entry_by_txt(name.get(), "O", MBSTRING_ASC,
+                                 reinterpret_cast<const unsigned char*>("pqc-bench"), -1, -1,
+                                 0) != 1 ||
       X509_NAME_add_entry_by_txt(name.get(), "CN", MBSTRING_ASC,
                                  reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1,
                                  0) != 1) {
@@ -92,7 +93,9 @@ Status Issue(X509* cert, EVP_PKEY* key, const std::string& cn, bool is_ca, long 
   return {};
 }
 
-void FreeX509Stack(STACK_OF(X509) * s) { sk_X509_free(s); }  // certificates are borrowed
+void FreeX509Stack(STACK_OF(X509) * s) {
+  sk_X509_free(s);
+}  // certificates are borrowed
 using X509StackPtr = OsslPtr<STACK_OF(X509), FreeX509Stack>;
 
 }  // namespace
@@ -146,9 +149,9 @@ Result<CertChain> MakeChain(const ChainSpec& spec) {
     EVP_PKEY* issuer_key = is_root ? link.key.get() : chain.links[i + 1].key.get();
     const SignatureInfo& issuer_sig = is_root ? *link.sig : *chain.links[i + 1].sig;
     // A lone certificate is both leaf and its own root: a leaf profile, self-signed.
-    if (Status s = Issue(link.cert.get(), link.key.get(), CommonName(i, n, *link.sig),
-                         is_ca && n > 1, static_cast<long>(1000 + i), issuer_cert, issuer_key,
-                         issuer_sig);
+    if (Status s =
+            Issue(link.cert.get(), link.key.get(), CommonName(i, n, *link.sig), is_ca && n > 1,
+                  static_cast<long>(1000 + i), issuer_cert, issuer_key, issuer_sig);
         !s) {
       return s.error();
     }
@@ -166,16 +169,16 @@ Status VerifyChain(const CertChain& chain) {
     sk_X509_push(untrusted.get(), chain.links[i].cert.get());
   }
   X509StoreCtxPtr ctx(X509_STORE_CTX_new());
-  if (!ctx || X509_STORE_CTX_init(ctx.get(), store.get(), chain.leaf().cert.get(),
-                                  untrusted.get()) != 1) {
+  if (!ctx ||
+      X509_STORE_CTX_init(ctx.get(), store.get(), chain.leaf().cert.get(), untrusted.get()) != 1) {
     return SslError("initialising chain verification");
   }
   if (X509_verify_cert(ctx.get()) != 1) {
     int err = X509_STORE_CTX_get_error(ctx.get());
-    return MakeError(ErrorKind::kTls,
-                     fmt::format("chain {} does not verify at depth {}: {}", chain.spec.text,
-                                 X509_STORE_CTX_get_error_depth(ctx.get()),
-                                 X509_verify_cert_error_string(err)));
+    return MakeError(
+        ErrorKind::kTls,
+        fmt::format("chain {} does not verify at depth {}: {}", chain.spec.text,
+                    X509_STORE_CTX_get_error_depth(ctx.get()), X509_verify_cert_error_string(err)));
   }
   return {};
 }

@@ -17,11 +17,13 @@ namespace {
 Status WriteFile(const std::string& path, const void* data, size_t len, mode_t mode) {
   ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
   if (!fd.valid()) {
-    return MakeError(ErrorKind::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   }
   // open() keeps an existing file's mode: enforce it.
   if (::fchmod(fd.get(), mode) != 0) {
-    return MakeError(ErrorKind::kIo, fmt::format("cannot chmod {}: {}", path, std::strerror(errno)));
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("cannot chmod {}: {}", path, std::strerror(errno)));
   }
   const auto* p = static_cast<const char*>(data);
   while (len > 0) {

@@ -43,7 +43,8 @@ Result<ChainSizes> MeasureChain(const CertChain& chain) {
     if (cs.sent) out.sent_der_bytes += cs.der_bytes;
     out.certs.push_back(std::move(cs));
   }
-  out.certificate_message_bytes = kCertMsgFixed + out.sent_der_bytes + kPerCertEntry * chain.sent_count();
+  out.certificate_message_bytes =
+      kCertMsgFixed + out.sent_der_bytes + kPerCertEntry * chain.sent_count();
   // A real signature by the leaf key: ECDSA's DER length varies by a byte or two.
   auto signature = Sign(*chain.leaf().sig, chain.leaf().key.get(), Bytes(64, 0x20));
   if (!signature) return signature.error();

@@ -16,12 +16,12 @@ namespace pqc {
 inline constexpr size_t kInitialWindowBytes = 14'600;  // 10 x 1,460-byte segments (RFC 6928)
 
 struct CertSize {
-  std::string role;      // "leaf", "intermediate 1", "root"
-  std::string type;      // signature type of this certificate's key
+  std::string role;             // "leaf", "intermediate 1", "root"
+  std::string type;             // signature type of this certificate's key
   size_t public_key_bytes = 0;  // SubjectPublicKeyInfo DER
   size_t signature_bytes = 0;   // the issuer's signature on this certificate
   size_t der_bytes = 0;
-  bool sent = false;            // in the server's Certificate message
+  bool sent = false;  // in the server's Certificate message
 };
 
 struct ChainSizes {

@@ -32,8 +32,8 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
     return MakeError(ErrorKind::kUsage, fmt::format("server groups '{}' rejected by OpenSSL: {}",
                                                     cfg.groups, DrainSslErrors()));
   }
-  SSL_CTX_set_session_cache_mode(ctx, cfg.session_cache ? SSL_SESS_CACHE_SERVER
-                                                        : SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_session_cache_mode(ctx,
+                                 cfg.session_cache ? SSL_SESS_CACHE_SERVER : SSL_SESS_CACHE_OFF);
   if (!cfg.tickets) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
     SSL_CTX_set_num_tickets(ctx, 0);
@@ -75,9 +75,9 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
   auto groups = ClientGroupsString(cfg);
   if (!groups) return groups.error();
   if (SSL_CTX_set1_groups_list(ctx->get(), groups->c_str()) != 1) {
-    return MakeError(ErrorKind::kUnsupported,
-                     fmt::format("client groups '{}' rejected by OpenSSL: {}", *groups,
-                                 DrainSslErrors()));
+    return MakeError(
+        ErrorKind::kUnsupported,
+        fmt::format("client groups '{}' rejected by OpenSSL: {}", *groups, DrainSslErrors()));
   }
   if (!cfg.sigalgs.empty() && SSL_CTX_set1_sigalgs_list(ctx->get(), cfg.sigalgs.c_str()) != 1) {
     return MakeError(ErrorKind::kUsage,
@@ -125,17 +125,16 @@ Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
   if (!ctx) return ctx;
   if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
   if (SSL_CTX_use_certificate_chain_file(ctx->get(), cert_file.c_str()) != 1) {
-    return MakeError(ErrorKind::kIo, fmt::format("loading certificate chain from {}: {}",
-                                                 cert_file, DrainSslErrors()));
-  }
-  if (SSL_CTX_use_PrivateKey_file(ctx->get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-    return MakeError(ErrorKind::kIo, fmt::format("loading private key from {}: {}", key_file,
+    return MakeError(ErrorKind::kIo, fmt::format("loading certificate chain from {}: {}", cert_file,
                                                  DrainSslErrors()));
   }
+  if (SSL_CTX_use_PrivateKey_file(ctx->get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("loading private key from {}: {}", key_file, DrainSslErrors()));
+  }
   if (SSL_CTX_check_private_key(ctx->get()) != 1) {
-    return MakeError(ErrorKind::kUsage,
-                     fmt::format("private key {} does not match certificate {}", key_file,
-                                 cert_file));
+    return MakeError(ErrorKind::kUsage, fmt::format("private key {} does not match certificate {}",
+                                                    key_file, cert_file));
   }
   return ctx;
 }

@@ -15,10 +15,10 @@ namespace pqc {
 struct ClientTlsConfig {
   std::vector<std::string> groups;      // offered, in preference order (validated names)
   std::vector<std::string> key_shares;  // groups that get a key share; empty = first only
-  std::string sigalgs;                  // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
-  std::string ciphersuites;             // TLS 1.3 suites; "" = OpenSSL default
-  bool tickets = true;                  // accept session tickets (needed for resume)
-  X509* trust_anchor = nullptr;         // verify the server against this root; nullptr = no verification
+  std::string sigalgs;           // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
+  std::string ciphersuites;      // TLS 1.3 suites; "" = OpenSSL default
+  bool tickets = true;           // accept session tickets (needed for resume)
+  X509* trust_anchor = nullptr;  // verify the server against this root; nullptr = no verification
 };
 
 struct ServerTlsConfig {

@@ -30,8 +30,7 @@ void OnMessage(int write_p, int /*version*/, int content_type, const void* buf, 
   if (content_type != SSL3_RT_HANDSHAKE) return;
   const bool is_server = SSL_is_server(ssl) == 1;
   const bool from_server = (write_p != 0) == is_server;
-  ObserveHandshakeMessage(*facts, from_server,
-                          static_cast<const uint8_t*>(buf), len);
+  ObserveHandshakeMessage(*facts, from_server, static_cast<const uint8_t*>(buf), len);
 }
 
 }  // namespace

@@ -12,15 +12,15 @@
 namespace pqc {
 
 struct HandshakeFacts {
-  uint32_t client_hello_bytes = 0;       // first ClientHello (handshake message incl. header)
-  uint32_t server_hello_bytes = 0;       // the real ServerHello, not an HRR
-  uint32_t certificate_bytes = 0;        // server's Certificate message
-  uint32_t certificate_verify_bytes = 0; // server's CertificateVerify message
-  uint16_t signature_scheme = 0;         // from CertificateVerify; 0 if none (resumption)
-  uint16_t hrr_count = 0;                // HelloRetryRequests seen
+  uint32_t client_hello_bytes = 0;        // first ClientHello (handshake message incl. header)
+  uint32_t server_hello_bytes = 0;        // the real ServerHello, not an HRR
+  uint32_t certificate_bytes = 0;         // server's Certificate message
+  uint32_t certificate_verify_bytes = 0;  // server's CertificateVerify message
+  uint16_t signature_scheme = 0;          // from CertificateVerify; 0 if none (resumption)
+  uint16_t hrr_count = 0;                 // HelloRetryRequests seen
   uint16_t client_hellos = 0;
-  uint16_t tickets_received = 0;         // NewSessionTicket messages (client side)
-  int peer_alert = -1;                   // alert description received from the peer, if any
+  uint16_t tickets_received = 0;  // NewSessionTicket messages (client side)
+  int peer_alert = -1;            // alert description received from the peer, if any
 
   bool hrr() const { return hrr_count > 0; }
 };

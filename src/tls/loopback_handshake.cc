@@ -1,55 +1,39 @@
 #include "tls/loopback_handshake.h"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <poll.h>
-#include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "core/clock.h"
+#include "net/address.h"
 #include "net/fd.h"
+#include "net/socket.h"
 #include "tls/algorithms.h"
 #include "tls/ssl_error.h"
 
 namespace pqc {
 namespace {
 
-Error SysError(std::string_view what) {
-  return MakeError(ErrorKind::kSystem, fmt::format("{}: {}", what, std::strerror(errno)));
-}
-
 // A connected pair of non-blocking TCP sockets on 127.0.0.1 (client, server).
 Result<std::pair<ScopedFd, ScopedFd>> TcpPair(int timeout_ms) {
-  ScopedFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!listener.valid()) return SysError("socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listener.get(), 1) != 0 ||
-      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return SysError("listening on 127.0.0.1");
+  auto listener = ListenTcp(ParseAddress("127.0.0.1:0").value(), 1, false);
+  if (!listener) return listener.error();
+  auto addr = LocalAddress(listener->get());
+  if (!addr) return addr.error();
+  auto client = ConnectTcpNonBlocking(*addr);
+  if (!client) return client.error();
+  pollfd p{listener->get(), POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) != 1) {
+    return MakeError(ErrorKind::kSystem, "loopback accept timed out");
   }
-  ScopedFd client(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!client.valid()) return SysError("socket");
-  if (::connect(client.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 &&
-      errno != EINPROGRESS) {
-    return SysError("connecting on 127.0.0.1");
-  }
-  pollfd p{listener.get(), POLLIN, 0};
-  if (::poll(&p, 1, timeout_ms) != 1) return MakeError(ErrorKind::kSystem, "loopback accept timed out");
-  ScopedFd server(::accept4(listener.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-  if (!server.valid()) return SysError("accept");
-  int one = 1;
-  ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  ::setsockopt(server.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return std::pair{std::move(client), std::move(server)};
+  auto server = AcceptNonBlocking(listener->get());
+  if (!server) return server.error();
+  if (!server->valid()) return MakeError(ErrorKind::kSystem, "loopback accept found nothing");
+  if (Status s = SetNoDelay(server->get()); !s) return s.error();
+  return std::pair{std::move(*client), std::move(*server)};
 }
 
 // Step: one non-blocking call of op on ssl; true when done, false when it must wait;
@@ -108,7 +92,8 @@ Result<LoopbackResult> LoopbackHandshake(SSL_CTX* server_ctx, SSL_CTX* client_ct
       progressed |= *r;
     }
     if (cstate == kPing) {
-      auto r = Step(client.get(), [](SSL* s) { return SSL_write(s, "ping", 4); }, "client write");
+      auto r = Step(
+          client.get(), [](SSL* s) { return SSL_write(s, "ping", 4); }, "client write");
       if (!r) return r.error();
       if (*r) cstate = kPong;
       progressed |= *r;
@@ -120,21 +105,22 @@ Result<LoopbackResult> LoopbackHandshake(SSL_CTX* server_ctx, SSL_CTX* client_ct
       progressed |= *r;
     }
     if (sstate == kPing) {
-      auto r = Step(server.get(), [&buf](SSL* s) { return SSL_read(s, buf, sizeof buf); },
-                    "server read");
+      auto r = Step(
+          server.get(), [&buf](SSL* s) { return SSL_read(s, buf, sizeof buf); }, "server read");
       if (!r) return r.error();
       if (*r) sstate = kPong;
       progressed |= *r;
     }
     if (sstate == kPong) {
-      auto r = Step(server.get(), [](SSL* s) { return SSL_write(s, "pong", 4); }, "server write");
+      auto r = Step(
+          server.get(), [](SSL* s) { return SSL_write(s, "pong", 4); }, "server write");
       if (!r) return r.error();
       if (*r) sstate = kDone;
       progressed |= *r;
     }
     if (cstate == kPong) {
-      auto r = Step(client.get(), [&buf](SSL* s) { return SSL_read(s, buf, sizeof buf); },
-                    "client read");
+      auto r = Step(
+          client.get(), [&buf](SSL* s) { return SSL_read(s, buf, sizeof buf); }, "client read");
       if (!r) return r.error();
       if (*r) cstate = kDone;
       progressed |= *r;

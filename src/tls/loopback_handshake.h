@@ -14,14 +14,14 @@
 namespace pqc {
 
 struct LoopbackResult {
-  std::string group;        // negotiated group, as the client sees it
-  std::string sigalg;       // server's CertificateVerify scheme ("" when resumed)
+  std::string group;   // negotiated group, as the client sees it
+  std::string sigalg;  // server's CertificateVerify scheme ("" when resumed)
   std::string cipher;
   bool resumed = false;
   HandshakeFacts client_facts;
   uint64_t client_bytes_written = 0;  // TLS bytes on the socket during the handshake
   uint64_t client_bytes_read = 0;
-  SslSessionPtr session;    // the client's session after the handshake (for resumption)
+  SslSessionPtr session;  // the client's session after the handshake (for resumption)
 };
 
 // LoopbackHandshake: handshake + one application-data round trip (so that TLS 1.3 session

@@ -24,7 +24,8 @@ Result<PkeyPtr> Keygen(std::string_view type, std::string_view curve, unsigned r
       return SslError(fmt::format("{}: setting curve {}", label, curve));
     }
   }
-  if (rsa_bits != 0 && EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), static_cast<int>(rsa_bits)) <= 0) {
+  if (rsa_bits != 0 &&
+      EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), static_cast<int>(rsa_bits)) <= 0) {
     return SslError(fmt::format("{}: setting RSA size", label));
   }
   EVP_PKEY* raw = nullptr;
@@ -36,7 +37,9 @@ Result<PkeyPtr> Keygen(std::string_view type, std::string_view curve, unsigned r
 
 const EVP_MD* DigestOf(const SignatureInfo& sig) {
   if (sig.digest.empty()) return nullptr;
-  return sig.digest == "SHA384" ? EVP_sha384() : sig.digest == "SHA512" ? EVP_sha512() : EVP_sha256();
+  return sig.digest == "SHA384"   ? EVP_sha384()
+         : sig.digest == "SHA512" ? EVP_sha512()
+                                  : EVP_sha256();
 }
 
 // RSA signatures in TLS 1.3 are PSS; make the primitive layer measure the same thing.

@@ -23,8 +23,8 @@ Result<Bytes> Sign(const SignatureInfo& sig, EVP_PKEY* key, const Bytes& msg);
 Status Verify(const SignatureInfo& sig, EVP_PKEY* key, const Bytes& msg, const Bytes& signature);
 
 struct SharedSecretPair {
-  Bytes initiator;  // what the client derives (decapsulation / its ECDH)
-  Bytes responder;  // what the server derives (encapsulation / its ECDH)
+  Bytes initiator;        // what the client derives (decapsulation / its ECDH)
+  Bytes responder;        // what the server derives (encapsulation / its ECDH)
   size_t wire_bytes = 0;  // ciphertext (KEM) or responder public key (ECDH) length
 };
 

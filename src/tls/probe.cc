@@ -16,9 +16,9 @@ namespace pqc {
 namespace {
 
 bool SameName(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(),
-                    [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
 }
 
 Status PrimitiveGroup(const GroupInfo& group) {
@@ -27,8 +27,8 @@ Status PrimitiveGroup(const GroupInfo& group) {
   auto secrets = KeyExchange(group, key->get());
   if (!secrets) return secrets.error();
   if (secrets->initiator.empty() || secrets->initiator != secrets->responder) {
-    return MakeError(ErrorKind::kTls, fmt::format("{}: both sides derived different secrets",
-                                                  group.name));
+    return MakeError(ErrorKind::kTls,
+                     fmt::format("{}: both sides derived different secrets", group.name));
   }
   return {};
 }
