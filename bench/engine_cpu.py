@@ -10,7 +10,10 @@ nginx (one worker) and the embedded server (one thread), both on 127.0.0.1:
     the client, encapsulation/agreement + ECDSA sign on the server) and the ratios to it.
 Ratios are what count: the machine is shared and noisy, so absolute numbers vary by run.
 
-usage: bench/engine_cpu.py [--build DIR] [--seconds N] [--rate R]
+Each (server, group) cell is measured --rounds times in interleaved order and the median of
+each number is reported, so that drift of a shared machine does not favour one cell.
+
+usage: bench/engine_cpu.py [--build DIR] [--seconds N] [--rate R] [--rounds K]
 """
 import argparse
 import json
@@ -18,6 +21,7 @@ import os
 import re
 import resource
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -162,6 +166,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rate", type=int, default=300)
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     binary = os.path.join(args.build, "src", "pqc-bench")
     openssl_root, nginx = cache_env()
@@ -171,29 +176,40 @@ def main():
                    stdout=subprocess.DEVNULL)
     chain, key = os.path.join(work, "chain.pem"), os.path.join(work, "leaf.key.pem")
     floor = crypto_floor(openssl)
+    samples = []
+    for _ in range(args.rounds):
+        for server_kind in ("nginx", "embedded"):
+            for group in GROUPS:
+                srv = (Nginx(nginx, work, chain, key, group) if server_kind == "nginx"
+                       else Embedded(binary, chain, key, group))
+                try:
+                    s0 = srv.cpu()
+                    n_st, cpu_st = run_s_time(openssl, srv.port, group, args.seconds, work)
+                    s1 = srv.cpu()
+                    n_ld, cpu_ld, j = run_load(binary, srv.port, group, args.seconds, args.rate,
+                                               work)
+                    s2 = srv.cpu()
+                finally:
+                    srv.stop()
+                samples.append({
+                    "server": server_kind, "group": group,
+                    "s_time_conns": n_st, "s_time_us": 1e6 * cpu_st / n_st,
+                    "load_conns": n_ld, "load_us": 1e6 * cpu_ld / n_ld,
+                    "load_threads_us": j["loadgen"]["cpu_us_per_connection"],
+                    "valid": j["valid"],
+                    "server_us_s_time": 1e6 * (s1 - s0) / n_st,
+                    "server_us_load": 1e6 * (s2 - s1) / n_ld,
+                    "floor_client": floor[group]["client"],
+                    "floor_server": floor[group]["server"],
+                })
     rows = []
     for server_kind in ("nginx", "embedded"):
         for group in GROUPS:
-            srv = (Nginx(nginx, work, chain, key, group) if server_kind == "nginx"
-                   else Embedded(binary, chain, key, group))
-            try:
-                s0 = srv.cpu()
-                n_st, cpu_st = run_s_time(openssl, srv.port, group, args.seconds, work)
-                s1 = srv.cpu()
-                n_ld, cpu_ld, j = run_load(binary, srv.port, group, args.seconds, args.rate, work)
-                s2 = srv.cpu()
-            finally:
-                srv.stop()
-            rows.append({
-                "server": server_kind, "group": group,
-                "s_time_conns": n_st, "s_time_us": 1e6 * cpu_st / n_st,
-                "load_conns": n_ld, "load_us": 1e6 * cpu_ld / n_ld,
-                "load_threads_us": j["loadgen"]["cpu_us_per_connection"],
-                "valid": j["valid"],
-                "server_us_s_time": 1e6 * (s1 - s0) / n_st,
-                "server_us_load": 1e6 * (s2 - s1) / n_ld,
-                "floor_client": floor[group]["client"], "floor_server": floor[group]["server"],
-            })
+            cell = [r for r in samples if r["server"] == server_kind and r["group"] == group]
+            row = {k: statistics.median(r[k] for r in cell) for k in cell[0]
+                   if isinstance(cell[0][k], float) and not isinstance(cell[0][k], bool)}
+            row.update(server=server_kind, group=group, valid=all(r["valid"] for r in cell))
+            rows.append(row)
     print(f"{'server':9} {'group':15} {'s_time µs/conn':>15} {'load µs/conn':>13} "
           f"{'ratio':>6} {'floor':>6} {'server µs/hs':>13} {'srv floor':>9}  valid")
     for r in rows:
@@ -207,7 +223,9 @@ def main():
               f"{em['server_us_load'] / ng['server_us_load']:.3f}; "
               f"s_time/load client CPU = {ng['s_time_us'] / ng['load_us']:.2f}x (nginx), "
               f"{em['s_time_us'] / em['load_us']:.2f}x (embedded)")
-    json.dump(rows, open(os.path.join(work, "engine_cpu.json"), "w"), indent=2)
+    print(f"medians of {args.rounds} interleaved rounds; crypto floor from `openssl speed`")
+    json.dump({"medians": rows, "samples": samples},
+              open(os.path.join(work, "engine_cpu.json"), "w"), indent=2)
     print(f"raw: {os.path.join(work, 'engine_cpu.json')}")
 
 

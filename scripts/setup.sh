@@ -102,7 +102,7 @@ if [ -z "$OSSL" ]; then
   OSSL="$CACHE/openssl-$OVER"
   BUILD="$CACHE/build/openssl-$OVER"
   rm -rf "$BUILD" "$OSSL"; mkdir -p "$BUILD"
-  log "building OpenSSL $OVER (about 3 minutes on 2 cores)"
+  log "building OpenSSL $OVER (5 to 8 minutes on 2 cores; cached afterwards)"
   tar -xf "$OTAR" -C "$BUILD" --strip-components=1
   (cd "$BUILD" &&
     ./Configure shared no-docs no-tests --prefix="$OSSL" --libdir=lib \

@@ -29,7 +29,9 @@ Result<std::unique_ptr<Worker>> Worker::Create(const LoadOptions& options, unsig
   auto loop = EventLoop::Create();
   if (!loop) return loop.error();
   // One context per thread: SSL_new on a shared context contends on its lock.
-  auto ctx = MakeClientContext(options.tls);
+  ClientTlsConfig tls = options.tls;
+  tls.release_buffers = options.request_interval > 0;
+  auto ctx = MakeClientContext(tls);
   if (!ctx) return ctx.error();
   auto keep = BuildGetRequest(options.server_name, options.path, true);
   if (!keep) return keep.error();

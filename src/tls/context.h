@@ -19,6 +19,7 @@ struct ClientTlsConfig {
   std::string ciphersuites;      // TLS 1.3 suites; "" = OpenSSL default
   bool tickets = true;           // accept session tickets (needed for resume)
   X509* trust_anchor = nullptr;  // verify the server against this root; nullptr = no verification
+  bool release_buffers = false;  // free TLS buffers of idle connections (many idle keep-alives)
 };
 
 struct ServerTlsConfig {
