@@ -28,6 +28,8 @@ Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& c
 Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
   // Idle keep-alive connections (thousands per thread) should not each hold 2 x 16 KiB.
   SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  // Whole flights per read(2) rather than a record header, then its body.
+  SSL_CTX_set_read_ahead(ctx, 1);
   if (SSL_CTX_set1_groups_list(ctx, cfg.groups.c_str()) != 1) {
     return MakeError(ErrorKind::kUsage, fmt::format("server groups '{}' rejected by OpenSSL: {}",
                                                     cfg.groups, DrainSslErrors()));
