@@ -2,6 +2,9 @@
 // negotiates what it claims, HelloRetryRequest is seen, mismatches and saturation invalidate
 // the result, phases are ordered, and the CLI's JSON has the documented shape.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -280,6 +283,87 @@ TEST_F(LoadTest, CliWritesTheDocumentedJsonShape) {
   size_t lines = 0;
   for (std::string line; std::getline(csv, line);) ++lines;
   EXPECT_GE(lines, 1u + j["connections"].get<size_t>());
+}
+
+TEST_F(LoadTest, MixFollowsItsWeights) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kResume);
+  o.mix = {{ConnMode::kResume, 80}, {ConnMode::kFresh, 20}};
+  o.rate = 400;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  size_t fresh = 0, resumed = 0, total = 0;
+  for (const ConnectionRecord* c : Measured(*r)) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    ++total;
+    if (c->mode == ConnMode::kFresh) {
+      ++fresh;
+      EXPECT_FALSE(c->resumed);
+    } else {
+      resumed += c->resumed ? 1 : 0;
+    }
+  }
+  ASSERT_GE(total, 300u);
+  // 20 % fresh: with ~400 seeded draws the share stays well inside 10-30 %.
+  EXPECT_GT(fresh, total / 10);
+  EXPECT_LT(fresh, total * 3 / 10);
+  EXPECT_EQ(resumed, total - fresh);
+  EXPECT_TRUE(Summarize(*r).valid());
+}
+
+TEST_F(LoadTest, IdleKeepAliveConnectionsStayOpenBetweenRequests) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kReuse);
+  o.requests = 3;
+  o.request_interval = 200'000'000;
+  o.rate = 50;
+  o.duration = 500'000'000;
+  o.warmup = 0;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  auto measured = Measured(*r);
+  ASSERT_GE(measured.size(), 20u);
+  for (const ConnectionRecord* c : measured) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    ASSERT_EQ(c->request_count, 3u);
+    for (uint32_t i = 1; i < 3; ++i) {
+      // Each request waits out the interval after the previous response.
+      EXPECT_GE(r->requests[c->first_request + i].sent,
+                r->requests[c->first_request + i - 1].last_byte + o.request_interval);
+    }
+  }
+  // Connections overlapped: with 3 x 200 ms of life each at 50/s, about 20 were open at once.
+  EXPECT_GT(measured.back()->tcp_established, measured.front()->tcp_established);
+  EXPECT_LT(measured[10]->tcp_established, measured.front()->closed);
+  EXPECT_TRUE(Summarize(*r).valid());
+}
+
+TEST_F(LoadTest, InterruptedRunKeepsWhatItMeasured) {
+  StartServer("ecdsa-p256", "X25519");
+  const std::string json_path = ::testing::TempDir() + "/interrupted.json";
+  std::remove(json_path.c_str());
+  // Everything the child needs is made before fork: the server's threads may hold malloc's
+  // lock at that moment, so the child only calls execl.
+  const std::string target = server_->address().ToString();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(PQC_BENCH_BIN, PQC_BENCH_BIN, "load", "--target", target.c_str(), "--rate", "100",
+          "--duration", "60s", "--warmup", "0s", "--groups", "X25519", "--json", json_path.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(1'500'000);
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);  // measured, but invalid: interrupted
+  std::ifstream in(json_path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_GT(j["connections"].get<int>(), 50);
+  EXPECT_FALSE(j["valid"].get<bool>());
+  EXPECT_NE(j["invalid_reasons"].dump().find("interrupted"), std::string::npos);
 }
 
 }  // namespace
