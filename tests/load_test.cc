@@ -56,6 +56,7 @@ class LoadTest : public ::testing::Test {
     o.tls.trust_anchor = chain_->root().cert.get();
     o.expect_group = groups.front();
     o.timeout = 5'000'000'000;
+    o.max_inflight = 1'000;  // the tests' rates never need more; fits any fd limit
     // These tests check negotiation, not the schedule: server, client and a parallel test run
     // share two cores, so the 1 ms lag limit would fail them at random. Saturation has its
     // own test.
@@ -221,6 +222,7 @@ TEST_F(LoadTest, SaturationIsDetectedFarBeyondTheMachine) {
   // the schedule falls behind, and the run must say so rather than report the server slow.
   o.rate = 20'000;
   o.duration = 100'000'000;
+  o.max_inflight = 3'000;
   o.warmup = 0;
   o.max_lag_p99 = 1'000'000;
   auto r = RunLoad(o, nullptr);

@@ -74,8 +74,9 @@ int LoadMain(int argc, char** argv) {
   app.add_option("--threads", threads, "client threads (one event loop each)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
-  app.add_option("--max-inflight", max_inflight, "open connections at most (all threads)")
-      ->capture_default_str()
+  app.add_option("--max-inflight", max_inflight,
+                 "open connections at most (all threads); default 10000, or what the hard "
+                 "file-descriptor limit allows")
       ->check(CLI::Range(1u, 1'000'000u));
   app.add_option("--timeout", timeout, "a connection without progress this long fails")
       ->capture_default_str();
@@ -160,7 +161,7 @@ int LoadMain(int argc, char** argv) {
     o.tls.trust_anchor = anchor.get();
   }
   o.threads = threads;
-  o.max_inflight = max_inflight;
+  o.max_inflight = app.count("--max-inflight") > 0 ? max_inflight : DefaultMaxInflight(threads);
   o.seed = seed;
   o.expect_group = expect_group.empty() ? o.tls.groups.front() : expect_group;
   if (!expect_group.empty()) {

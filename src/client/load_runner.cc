@@ -49,9 +49,10 @@ class SignalBlock {
 
 // EnsureFileLimit: every open connection holds a socket; raise the soft limit to the hard one
 // if needed, and refuse to start (rather than fail connections mid-run) if it is not enough.
+constexpr rlim_t kSpareFds = 64;  // epoll, timerfd, eventfd, logs, ...
+
 Status EnsureFileLimit(const LoadOptions& options) {
-  constexpr rlim_t kSpare = 64;  // epoll, timerfd, eventfd, logs, ...
-  const rlim_t needed = options.max_inflight + kSpare + 3 * options.threads;
+  const rlim_t needed = options.max_inflight + kSpareFds + 3 * options.threads;
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return {};
   if (lim.rlim_cur >= needed) return {};
@@ -66,6 +67,15 @@ Status EnsureFileLimit(const LoadOptions& options) {
 }
 
 }  // namespace
+
+uint32_t DefaultMaxInflight(unsigned threads) {
+  constexpr uint32_t kPreferred = 10'000;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max == RLIM_INFINITY) return kPreferred;
+  const rlim_t reserved = kSpareFds + 3 * threads;
+  if (lim.rlim_max <= reserved + 1) return 1;
+  return static_cast<uint32_t>(std::min<rlim_t>(kPreferred, lim.rlim_max - reserved));
+}
 
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   if (Status s = EnsureFileLimit(options); !s) return s.error();

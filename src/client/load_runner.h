@@ -3,6 +3,7 @@
 // and merges their records into one LoadResult.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 
 #include "client/load_options.h"
@@ -10,6 +11,10 @@
 #include "core/error.h"
 
 namespace pqc {
+
+// DefaultMaxInflight: 10,000 open connections, or fewer if the hard file-descriptor limit
+// cannot hold that many (so that defaults never fail on a machine with a low limit).
+uint32_t DefaultMaxInflight(unsigned threads);
 
 // RunLoad: `progress` receives the live line (nullptr = quiet).
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress);
