@@ -47,7 +47,6 @@ class Worker {
   double cpu_sys_s() const { return cpu_sys_s_; }
   uint64_t skipped() const { return skipped_; }
   uint64_t unfinished() const { return unfinished_; }
-  Nanos measure_start() const { return measure_start_; }
 
  private:
   Worker(const LoadOptions& options, unsigned index, unsigned threads,
