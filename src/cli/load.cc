@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/load_flags.h"
+#include "client/mode_spec.h"
 #include "client/load_runner.h"
 #include "client/samples_csv.h"
 #include "client/summary.h"

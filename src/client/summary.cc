@@ -132,15 +132,31 @@ std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
   return std::span<const RequestRecord>(all).subspan(first, count);
 }
 
+PhaseSamples MeasuredPhaseSamples(const LoadResult& result) {
+  PhaseSamples samples;
+  auto add = [&samples](Phase p, std::optional<double> v) {
+    if (v) samples[static_cast<size_t>(p)].push_back(*v);
+  };
+  for (const ConnectionRecord& c : result.connections) {
+    if (!c.measured) continue;
+    const auto requests = RequestsOf(c, result.requests);
+    add(Phase::kConnect, ConnectMicros(c));
+    add(Phase::kHandshake, HandshakeMicros(c));
+    for (const RequestRecord& r : requests) {
+      add(Phase::kTtfb, TtfbMicros(r));
+      add(Phase::kResponse, ResponseMicros(r));
+    }
+    add(Phase::kTotal, TotalMicros(c, requests));
+  }
+  return samples;
+}
+
 LoadSummary Summarize(const LoadResult& result) {
   const LoadOptions& o = result.options;
   LoadSummary s;
   s.arm = ArmOf(o);
 
-  std::array<std::vector<double>, kAllPhases.size()> samples;
-  auto add = [&samples](Phase p, std::optional<double> v) {
-    if (v) samples[static_cast<size_t>(p)].push_back(*v);
-  };
+  PhaseSamples samples = MeasuredPhaseSamples(result);
   std::vector<double> lags;
   double written_sum = 0, read_sum = 0;
   double ch_sum = 0, sh_sum = 0, cert_sum = 0, cv_sum = 0;
@@ -159,15 +175,9 @@ LoadSummary Summarize(const LoadResult& result) {
       ++s.errors;
       ++s.errors_by_class[std::string(ErrorClassName(c.error))];
     }
-    const auto requests = RequestsOf(c, result.requests);
-    add(Phase::kConnect, ConnectMicros(c));
-    add(Phase::kHandshake, HandshakeMicros(c));
-    for (const RequestRecord& r : requests) {
-      add(Phase::kTtfb, TtfbMicros(r));
-      add(Phase::kResponse, ResponseMicros(r));
+    for (const RequestRecord& r : RequestsOf(c, result.requests)) {
       s.bytes.response_body_total += r.body_bytes;
     }
-    add(Phase::kTotal, TotalMicros(c, requests));
     if (auto lag = LagMicros(c)) lags.push_back(*lag);
 
     if (c.mode == ConnMode::kResume && !c.offered_session) ++s.negotiated.resume_without_session;

@@ -45,6 +45,12 @@ std::optional<double> TotalMicros(const ConnectionRecord& c,
 std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
                                           const std::vector<RequestRecord>& all);
 
+// PhaseSamples / MeasuredPhaseSamples: every measured connection's phase values in µs,
+// indexed by Phase (ttfb and response per request, the others per connection), in record
+// order. The raw material of both a trial's summary and the pooled statistics of a study.
+using PhaseSamples = std::array<std::vector<double>, kAllPhases.size()>;
+PhaseSamples MeasuredPhaseSamples(const LoadResult& result);
+
 // ArmInfo — the arm's settings as reports name them, copied out of LoadOptions so that
 // outputs need neither sockets nor OpenSSL types.
 struct ArmInfo {

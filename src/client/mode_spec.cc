@@ -1,10 +1,10 @@
-#include "cli/load_flags.h"
+#include "client/mode_spec.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-namespace pqc::cli {
+namespace pqc {
 namespace {
 
 Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
@@ -19,7 +19,7 @@ Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
 
 }  // namespace
 
-Result<std::vector<MixWeight>> ParseMix(const std::string& text) {
+Result<std::vector<MixWeight>> ParseMix(const std::string& text, std::string_view context) {
   std::vector<MixWeight> out;
   size_t start = 0;
   while (start <= text.size()) {
@@ -30,21 +30,21 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text) {
     if (colon == std::string_view::npos) {
       return MakeError(
           ErrorKind::kUsage,
-          fmt::format("--mix '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20", text, item));
+          fmt::format("{} '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20", context, text, item));
     }
-    auto mode = ModeByName(item.substr(0, colon), "--mix");
+    auto mode = ModeByName(item.substr(0, colon), context);
     if (!mode) return mode.error();
     std::string_view w = item.substr(colon + 1);
     double weight = 0;
     auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), weight);
     if (ec != std::errc() || p != w.data() + w.size() || !(weight > 0)) {
       return MakeError(ErrorKind::kUsage,
-                       fmt::format("--mix '{}': weight '{}' must be a number > 0", text, w));
+                       fmt::format("{} '{}': weight '{}' must be a number > 0", context, text, w));
     }
     for (const MixWeight& m : out) {
       if (m.mode == *mode) {
         return MakeError(ErrorKind::kUsage,
-                         fmt::format("--mix '{}': mode {} given twice", text, ConnModeName(*mode)));
+                         fmt::format("{} '{}': mode {} given twice", context, text, ConnModeName(*mode)));
       }
     }
     out.push_back({*mode, weight});
@@ -69,4 +69,4 @@ Result<std::vector<MixWeight>> ParseModes(const std::string& mode, const std::st
   return std::vector<MixWeight>{{*m, 1.0}};
 }
 
-}  // namespace pqc::cli
+}  // namespace pqc

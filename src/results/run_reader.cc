@@ -1,0 +1,211 @@
+#include "results/run_reader.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "results/schema.h"
+
+namespace pqc::results {
+namespace {
+
+Result<nlohmann::json> ParseJson(const std::string& text, std::string_view what) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: {} is not JSON", what));
+  }
+  return j;
+}
+
+Result<ConnMode> ModeFromName(const std::string& name) {
+  for (ConnMode m : {ConnMode::kFresh, ConnMode::kReuse, ConnMode::kResume}) {
+    if (ConnModeName(m) == name) return m;
+  }
+  return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: mode '{}'", name));
+}
+
+Result<ErrorClass> ErrorFromName(const std::string& name) {
+  for (auto e : {ErrorClass::kNone, ErrorClass::kRefused, ErrorClass::kConnect, ErrorClass::kReset,
+                 ErrorClass::kTimeout, ErrorClass::kTlsAlert, ErrorClass::kTls, ErrorClass::kHttp,
+                 ErrorClass::kClosed}) {
+    if (ErrorClassName(e) == name) return e;
+  }
+  return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: error class '{}'", name));
+}
+
+uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
+
+}  // namespace
+
+Result<Db> OpenResults(const std::string& path) {
+  std::error_code ec;
+  std::string file = path;
+  if (std::filesystem::is_directory(path, ec)) file = (std::filesystem::path(path) / "results.sqlite").string();
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return MakeError(ErrorKind::kIo, fmt::format("no results database at {} (give a run's "
+                                                 "directory under results/ or its results.sqlite)",
+                                                 file));
+  }
+  auto db = Db::Open(file, /*create=*/false, /*read_only=*/true);
+  if (!db) return db.error();
+  if (Status st = CheckSchema(*db); !st) return st.error();
+  return db;
+}
+
+Result<StoredRun> ReadRun(Db& db) {
+  StoredRun run;
+  run.path = db.path();
+  auto r = db.Prepare(
+      "SELECT scenario, scenario_file, scenario_text, title, options_json, tool_version, "
+      "git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, seed, "
+      "trials_planned, started, ended, complete FROM run WHERE id = 1");
+  if (!r) return r.error();
+  auto row = r->Step();
+  if (!row) return row.error();
+  if (!*row) return MakeError(ErrorKind::kConfig, fmt::format("{}: the run row is missing", db.path()));
+  RunInfo& i = run.info;
+  i.scenario = r->Text(0);
+  i.scenario_file = r->Text(1);
+  i.scenario_text = r->Text(2);
+  i.title = r->Text(3);
+  auto options = ParseJson(r->Text(4), "run.options_json");
+  if (!options) return options.error();
+  i.options = std::move(*options);
+  i.tool_version = r->Text(5);
+  i.git_commit = r->Text(6);
+  i.openssl_version = r->Text(7);
+  i.cpu_model = r->Text(8);
+  i.cores = U32(r->Int(9));
+  i.kernel = r->Text(10);
+  i.hostname = r->Text(11);
+  i.target = r->Text(12);
+  i.seed = static_cast<uint64_t>(r->Int(13));
+  i.trials_planned = U32(r->Int(14));
+  i.started = r->Text(15);
+  run.ended = r->Text(16);
+  run.complete = r->Int(17) != 0;
+
+  auto a = db.Prepare("SELECT id, label, factors_json, settings_json, status, failure FROM arms ORDER BY id");
+  if (!a) return a.error();
+  for (;;) {
+    auto more = a->Step();
+    if (!more) return more.error();
+    if (!*more) break;
+    StoredArm arm;
+    arm.id = U32(a->Int(0));
+    arm.label = a->Text(1);
+    auto f = nlohmann::ordered_json::parse(a->Text(2), nullptr, false);
+    auto s = ParseJson(a->Text(3), "arms.settings_json");
+    if (f.is_discarded() || !s) return MakeError(ErrorKind::kConfig, "corrupt results database: arms");
+    arm.factors = std::move(f);
+    arm.settings = std::move(*s);
+    arm.status = a->Text(4);
+    arm.failure = a->Text(5);
+    run.arms.push_back(std::move(arm));
+  }
+
+  auto t = db.Prepare(
+      "SELECT id, arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
+      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s "
+      "FROM trials ORDER BY seq");
+  if (!t) return t.error();
+  for (;;) {
+    auto more = t->Step();
+    if (!more) return more.error();
+    if (!*more) break;
+    StoredTrial tr;
+    tr.id = t->Int(0);
+    tr.arm = U32(t->Int(1));
+    tr.block = U32(t->Int(2));
+    tr.seq = U32(t->Int(3));
+    tr.started = t->Text(4);
+    tr.ended = t->Text(5);
+    tr.valid = t->Int(6) != 0;
+    auto reasons = ParseJson(t->Text(7), "trials.reasons_json");
+    auto summary = ParseJson(t->Text(9), "trials.summary_json");
+    auto target = ParseJson(t->Text(10), "trials.target_json");
+    auto link = ParseJson(t->Text(11), "trials.link_json");
+    if (!reasons || !summary || !target || !link || !reasons->is_array()) {
+      return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: trial {}", tr.id));
+    }
+    for (const auto& x : *reasons) tr.reasons.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+    tr.interrupted = t->Int(8) != 0;
+    tr.summary = std::move(*summary);
+    tr.target = std::move(*target);
+    tr.link = std::move(*link);
+    if (!t->IsNull(12)) tr.server_cpu_s = t->Real(12);
+    if (!t->IsNull(13)) tr.server_handshakes = static_cast<uint64_t>(t->Int(13));
+    tr.client_cpu_s = t->Real(14);
+    run.trials.push_back(std::move(tr));
+  }
+  return run;
+}
+
+Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
+  TrialRecords out;
+  auto c = db.Prepare(
+      "SELECT id, thread, mode, measured, offered_session, intended_start, actual_start, "
+      "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
+      "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
+      "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail "
+      "FROM connections WHERE trial_id = ?1 ORDER BY id");
+  auto q = db.Prepare(
+      "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
+      "trial_id = ?1 ORDER BY conn_id, seq");
+  if (!c) return c.error();
+  if (!q) return q.error();
+  c->Bind(1, trial_id);
+  q->Bind(1, trial_id);
+  // Requests arrive sorted by connection id, as connections do: one merge pass.
+  auto qrow = q->Step();
+  if (!qrow) return qrow.error();
+  for (;;) {
+    auto more = c->Step();
+    if (!more) return more.error();
+    if (!*more) break;
+    ConnectionRecord r;
+    r.id = static_cast<uint64_t>(c->Int(0));
+    r.thread = static_cast<uint16_t>(c->Int(1));
+    auto mode = ModeFromName(c->Text(2));
+    if (!mode) return mode.error();
+    r.mode = *mode;
+    r.measured = c->Int(3) != 0;
+    r.offered_session = c->Int(4) != 0;
+    r.intended_start = c->Int(5);
+    r.actual_start = c->Int(6);
+    r.tcp_established = c->Int(7);
+    r.tls_done = c->Int(8);
+    r.closed = c->Int(9);
+    r.handshake_bytes_written = static_cast<uint64_t>(c->Int(11));
+    r.handshake_bytes_read = static_cast<uint64_t>(c->Int(12));
+    r.client_hello_bytes = U32(c->Int(13));
+    r.server_hello_bytes = U32(c->Int(14));
+    r.certificate_bytes = U32(c->Int(15));
+    r.certificate_verify_bytes = U32(c->Int(16));
+    r.group = c->Text(17);
+    r.signature_scheme = static_cast<uint16_t>(c->Int(18));
+    r.cipher = out.strings.insert(c->Text(19)).first->c_str();
+    r.resumed = c->Int(20) != 0;
+    r.hrr = c->Int(21) != 0;
+    auto err = ErrorFromName(c->Text(22));
+    if (!err) return err.error();
+    r.error = *err;
+    r.error_detail = c->Text(23);
+    r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
+    while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
+      qrow = q->Step();
+      if (!qrow) return qrow.error();
+    }
+    while (*qrow && static_cast<uint64_t>(q->Int(0)) == r.id) {
+      out.load.requests.push_back({q->Int(1), q->Int(2), q->Int(3), U32(q->Int(4)),
+                                   static_cast<uint64_t>(q->Int(5))});
+      qrow = q->Step();
+      if (!qrow) return qrow.error();
+    }
+    r.request_count = U32(static_cast<int64_t>(out.load.requests.size()) - r.first_request);
+    out.load.connections.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace pqc::results

@@ -1,0 +1,65 @@
+// run_reader — reads a results database back: the run's facts, its arms and trials, and the
+// raw records of a trial as the load generator produced them, so that statistics and
+// reports are computed from exactly what was measured. Refuses a foreign or corrupt file
+// with a message that says so, instead of failing on a missing column later.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client/load_result.h"
+#include "core/error.h"
+#include "results/run_writer.h"
+#include "results/sqlite_db.h"
+
+namespace pqc::results {
+
+struct StoredArm {
+  uint32_t id = 0;
+  std::string label;
+  nlohmann::ordered_json factors;
+  nlohmann::json settings;
+  std::string status;  // pending | measured | failed
+  std::string failure;
+};
+
+struct StoredTrial {
+  int64_t id = 0;
+  uint32_t arm = 0, block = 0, seq = 0;
+  std::string started, ended;
+  bool valid = false;
+  std::vector<std::string> reasons;
+  bool interrupted = false;
+  nlohmann::json summary, target, link;
+  std::optional<double> server_cpu_s;
+  std::optional<uint64_t> server_handshakes;
+  double client_cpu_s = 0;
+};
+
+struct StoredRun {
+  std::string path;
+  RunInfo info;
+  std::string ended;  // empty while running or after a crash
+  bool complete = false;
+  std::vector<StoredArm> arms;
+  std::vector<StoredTrial> trials;  // in run order (seq)
+};
+
+// TrialRecords: a trial's connections and requests. `strings` owns the text that
+// ConnectionRecord points to (the cipher name), so keep the two together.
+struct TrialRecords {
+  LoadResult load;
+  std::set<std::string> strings;
+};
+
+// OpenRun: the results.sqlite at `path`, or inside `path` when it is a directory.
+Result<Db> OpenResults(const std::string& path);
+Result<StoredRun> ReadRun(Db& db);
+Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id);
+
+}  // namespace pqc::results

@@ -1,0 +1,226 @@
+#include "results/run_writer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "results/schema.h"
+
+namespace pqc::results {
+namespace {
+
+constexpr std::string_view kInsertConnection =
+    "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+constexpr std::string_view kInsertRequest =
+    "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+int64_t I(uint64_t v) { return static_cast<int64_t>(v); }
+
+Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
+  auto conn = db.Prepare(kInsertConnection);
+  if (!conn) return conn.error();
+  auto req = db.Prepare(kInsertRequest);
+  if (!req) return req.error();
+  for (const ConnectionRecord& c : load.connections) {
+    Stmt& s = *conn;
+    s.Bind(1, trial_id);
+    s.Bind(2, I(c.id));
+    s.Bind(3, int64_t{c.thread});
+    s.Bind(4, ConnModeName(c.mode));
+    s.Bind(5, int64_t{c.measured});
+    s.Bind(6, int64_t{c.offered_session});
+    s.Bind(7, c.intended_start);
+    s.Bind(8, c.actual_start);
+    s.Bind(9, c.tcp_established);
+    s.Bind(10, c.tls_done);
+    s.Bind(11, c.closed);
+    s.Bind(12, int64_t{c.first_request});
+    s.Bind(13, int64_t{c.request_count});
+    s.Bind(14, I(c.handshake_bytes_written));
+    s.Bind(15, I(c.handshake_bytes_read));
+    s.Bind(16, int64_t{c.client_hello_bytes});
+    s.Bind(17, int64_t{c.server_hello_bytes});
+    s.Bind(18, int64_t{c.certificate_bytes});
+    s.Bind(19, int64_t{c.certificate_verify_bytes});
+    s.Bind(20, c.group);
+    s.Bind(21, int64_t{c.signature_scheme});
+    s.Bind(22, std::string_view(c.cipher != nullptr ? c.cipher : ""));
+    s.Bind(23, int64_t{c.resumed});
+    s.Bind(24, int64_t{c.hrr});
+    s.Bind(25, ErrorClassName(c.error));
+    s.Bind(26, c.error_detail);
+    if (Status st = s.Run(); !st) return st;
+    // A connection's requests are stored under it with their position, so that the reader
+    // rebuilds LoadResult::requests in the same order without trusting first_request.
+    const size_t end = std::min<size_t>(load.requests.size(),
+                                        size_t{c.first_request} + c.request_count);
+    for (size_t i = c.first_request; i < end; ++i) {
+      const RequestRecord& r = load.requests[i];
+      Stmt& q = *req;
+      q.Bind(1, trial_id);
+      q.Bind(2, I(c.id));
+      q.Bind(3, static_cast<int64_t>(i - c.first_request));
+      q.Bind(4, r.sent);
+      q.Bind(5, r.first_byte);
+      q.Bind(6, r.last_byte);
+      q.Bind(7, int64_t{r.status});
+      q.Bind(8, I(r.body_bytes));
+      if (Status st = q.Run(); !st) return st;
+    }
+  }
+  return {};
+}
+
+void BindOptionalReal(Stmt& s, int i, const std::optional<double>& v) {
+  if (v) {
+    s.Bind(i, *v);
+  } else {
+    s.BindNull(i);
+  }
+}
+
+}  // namespace
+
+Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
+                                    const std::vector<ArmRow>& arms) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    return MakeError(ErrorKind::kIo, fmt::format("{} exists already; a run never overwrites "
+                                                 "results (use run --resume to continue it)",
+                                                 path));
+  }
+  auto db = Db::Open(path, /*create=*/true, /*read_only=*/false);
+  if (!db) return db.error();
+  RunWriter w(std::make_unique<Db>(std::move(*db)));
+  Db& d = *w.db_;
+  if (Status st = d.Exec("PRAGMA synchronous=NORMAL"); !st) return st.error();
+  auto tx = Transaction::Begin(d);
+  if (!tx) return tx.error();
+  if (Status st = CreateSchema(d); !st) return st.error();
+  auto ins = d.Prepare(
+      "INSERT INTO run (id, scenario, scenario_file, scenario_text, title, options_json, "
+      "tool_version, git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, "
+      "seed, trials_planned, started) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+      "?12, ?13, ?14, ?15, ?16)");
+  if (!ins) return ins.error();
+  Stmt& s = *ins;
+  s.Bind(1, run.scenario);
+  s.Bind(2, run.scenario_file);
+  s.Bind(3, run.scenario_text);
+  s.Bind(4, run.title);
+  s.Bind(5, run.options.dump());
+  s.Bind(6, run.tool_version);
+  s.Bind(7, run.git_commit);
+  s.Bind(8, run.openssl_version);
+  s.Bind(9, run.cpu_model);
+  s.Bind(10, int64_t{run.cores});
+  s.Bind(11, run.kernel);
+  s.Bind(12, run.hostname);
+  s.Bind(13, run.target);
+  s.Bind(14, static_cast<int64_t>(run.seed));
+  s.Bind(15, int64_t{run.trials_planned});
+  s.Bind(16, run.started);
+  if (Status st = s.Run(); !st) return st.error();
+  auto arm = d.Prepare("INSERT INTO arms (id, label, factors_json, settings_json) VALUES (?1, ?2, ?3, ?4)");
+  if (!arm) return arm.error();
+  for (const ArmRow& a : arms) {
+    arm->Bind(1, int64_t{a.id});
+    arm->Bind(2, a.label);
+    arm->Bind(3, a.factors.dump());
+    arm->Bind(4, a.settings.dump());
+    if (Status st = arm->Run(); !st) return st.error();
+  }
+  if (Status st = tx->Commit(); !st) return st.error();
+  return w;
+}
+
+Result<RunWriter> RunWriter::Reopen(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    return MakeError(ErrorKind::kIo, fmt::format("{} does not exist; --resume takes the "
+                                                 "directory of an earlier run",
+                                                 path));
+  }
+  auto db = Db::Open(path, /*create=*/false, /*read_only=*/false);
+  if (!db) return db.error();
+  RunWriter w(std::make_unique<Db>(std::move(*db)));
+  if (Status st = CheckSchema(*w.db_); !st) return st.error();
+  if (Status st = w.db_->Exec("PRAGMA synchronous=NORMAL"); !st) return st.error();
+  // An interrupted trial holds part of a schedule; it is kept until a resume replaces it.
+  if (Status st = w.db_->Exec(
+          "BEGIN IMMEDIATE;"
+          "DELETE FROM requests WHERE trial_id IN (SELECT id FROM trials WHERE interrupted = 1);"
+          "DELETE FROM connections WHERE trial_id IN (SELECT id FROM trials WHERE interrupted = 1);"
+          "DELETE FROM trials WHERE interrupted = 1;"
+          "UPDATE run SET complete = 0, ended = NULL;"
+          "COMMIT");
+      !st) {
+    (void)w.db_->Exec("ROLLBACK");
+    return st.error();
+  }
+  return w;
+}
+
+Status RunWriter::WriteTrial(const TrialRow& t) {
+  auto tx = Transaction::Begin(*db_);
+  if (!tx) return tx.error();
+  auto ins = db_->Prepare(
+      "INSERT INTO trials (arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
+      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
+      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns) VALUES (?1, ?2, ?3, "
+      "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+  if (!ins) return ins.error();
+  Stmt& s = *ins;
+  s.Bind(1, int64_t{t.arm});
+  s.Bind(2, int64_t{t.block});
+  s.Bind(3, int64_t{t.seq});
+  s.Bind(4, t.started);
+  s.Bind(5, t.ended);
+  s.Bind(6, int64_t{t.valid});
+  s.Bind(7, nlohmann::json(t.reasons).dump());
+  s.Bind(8, int64_t{t.interrupted});
+  s.Bind(9, t.summary.dump());
+  s.Bind(10, t.target.dump());
+  s.Bind(11, t.link.dump());
+  BindOptionalReal(s, 12, t.server_cpu_s);
+  if (t.server_handshakes) {
+    s.Bind(13, I(*t.server_handshakes));
+  } else {
+    s.BindNull(13);
+  }
+  s.Bind(14, t.client_cpu_s);
+  s.Bind(15, t.mono_anchor_ns);
+  s.Bind(16, t.wall_anchor_ns);
+  s.Bind(17, t.load != nullptr ? t.load->measure_start : 0);
+  s.Bind(18, t.load != nullptr ? t.load->measure_end : 0);
+  if (Status st = s.Run(); !st) return st;
+  const int64_t trial_id = sqlite3_last_insert_rowid(db_->get());
+  if (t.load != nullptr) {
+    if (Status st = InsertRecords(*db_, trial_id, *t.load); !st) return st;
+  }
+  if (Status st = db_->Exec(fmt::format("UPDATE arms SET status = 'measured' WHERE id = {} AND "
+                                        "status = 'pending'",
+                                        t.arm));
+      !st) {
+    return st;
+  }
+  return tx->Commit();
+}
+
+Status RunWriter::MarkArmFailed(uint32_t arm, const std::string& failure) {
+  auto s = db_->Prepare("UPDATE arms SET status = 'failed', failure = ?1 WHERE id = ?2");
+  if (!s) return s.error();
+  s->Bind(1, failure);
+  s->Bind(2, int64_t{arm});
+  return s->Run();
+}
+
+Status RunWriter::Finish(const std::string& ended, bool complete) {
+  auto s = db_->Prepare("UPDATE run SET ended = ?1, complete = ?2 WHERE id = 1");
+  if (!s) return s.error();
+  s->Bind(1, ended);
+  s->Bind(2, int64_t{complete});
+  return s->Run();
+}
+
+}  // namespace pqc::results

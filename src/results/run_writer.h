@@ -1,0 +1,76 @@
+// run_writer — writes one run into its results database as it happens: the run's facts and
+// arms first, then each trial in one transaction as soon as it ends, then the end time and
+// the complete flag. A run killed at any point therefore leaves a database that opens, holds
+// every finished trial, and says it is incomplete; `run --resume` continues from it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/load_result.h"
+#include "core/error.h"
+#include "results/sqlite_db.h"
+
+namespace pqc::results {
+
+struct RunInfo {
+  std::string scenario, scenario_file, scenario_text, title;
+  nlohmann::json options;  // how it was run: full, --set overrides, trial count
+  std::string tool_version, git_commit, openssl_version;
+  std::string cpu_model, kernel, hostname;
+  unsigned cores = 0;
+  std::string target;
+  uint64_t seed = 0;
+  uint32_t trials_planned = 0;
+  std::string started;  // UTC, ISO 8601
+};
+
+struct ArmRow {
+  uint32_t id = 0;
+  std::string label;
+  nlohmann::ordered_json factors;  // {"group": "X25519", …} in factor order
+  nlohmann::json settings;  // ArmSettings as JSON
+};
+
+// TrialRow: one finished trial. `load` holds its raw connections and requests.
+struct TrialRow {
+  uint32_t arm = 0, block = 0, seq = 0;
+  std::string started, ended;
+  bool valid = false;
+  std::vector<std::string> reasons;
+  bool interrupted = false;
+  nlohmann::json summary;  // the trial's LoadSummary (SummaryJson)
+  nlohmann::json target;   // target stats
+  nlohmann::json link;     // link emulator stats (null on loopback)
+  std::optional<double> server_cpu_s;
+  std::optional<uint64_t> server_handshakes;
+  double client_cpu_s = 0;
+  int64_t mono_anchor_ns = 0;  // a CLOCK_MONOTONIC instant …
+  int64_t wall_anchor_ns = 0;  // … and the UTC time (ns since the epoch) it corresponds to
+  const LoadResult* load = nullptr;
+};
+
+class RunWriter {
+ public:
+  // Create: a new database at `path` (which must not exist) with the run and its arms.
+  static Result<RunWriter> Create(const std::string& path, const RunInfo& run,
+                                  const std::vector<ArmRow>& arms);
+  // Reopen: an existing run's database, to add the trials it lacks (run --resume). Trials
+  // of an interrupted attempt are deleted so that they run again.
+  static Result<RunWriter> Reopen(const std::string& path);
+
+  Status WriteTrial(const TrialRow& trial);
+  Status MarkArmFailed(uint32_t arm, const std::string& failure);
+  Status Finish(const std::string& ended, bool complete);
+  Db& db() { return *db_; }
+
+ private:
+  explicit RunWriter(std::unique_ptr<Db> db) : db_(std::move(db)) {}
+  std::unique_ptr<Db> db_;
+};
+
+}  // namespace pqc::results

@@ -1,0 +1,26 @@
+// schema — the results database's tables. One file per run (results.sqlite in the run's
+// directory), in WAL mode so a reader (report) may open it while the run writes, and every
+// trial written in one transaction so that a crash leaves whole trials or none. Raw data
+// only: every connection and request as recorded; statistics are computed from them later,
+// so a better statistic never needs a re-run.
+#pragma once
+
+#include <string_view>
+
+#include "core/error.h"
+#include "results/sqlite_db.h"
+
+namespace pqc::results {
+
+inline constexpr std::string_view kSchemaName = "pqc-bench-results";
+inline constexpr int kSchemaVersion = 1;
+
+// CreateSchema: the tables of an empty database, and the meta rows that identify it.
+Status CreateSchema(Db& db);
+
+// CheckSchema: the database is one of ours, of a version this build reads. The message says
+// what the file is instead ("not a pqc-bench results database", "written by a newer
+// version") rather than failing later on a missing table.
+Status CheckSchema(Db& db);
+
+}  // namespace pqc::results

@@ -1,0 +1,60 @@
+#include "scenario/arm_options.h"
+
+#include "client/load_runner.h"
+#include "tls/algorithms.h"
+#include "tls/cert_chain.h"
+
+namespace pqc::scenario {
+
+Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target,
+                                    X509* anchor, uint64_t seed) {
+  LoadOptions o;
+  o.target = target;
+  o.mode_text = s.mode;
+  auto mix = ModeMix(s.mode);
+  if (!mix) return mix.error();
+  o.mix = std::move(*mix);
+  o.rate = EffectiveRate(s);
+  o.arrivals = s.arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kUniform;
+  o.duration = s.duration;
+  o.warmup = s.warmup;
+  o.requests = s.requests;
+  o.request_interval = s.request_interval;
+  o.path = RequestPath(s);
+  auto groups = ParseGroupList(s.client_groups.empty() ? s.group : s.client_groups);
+  if (!groups) return groups.error();
+  o.tls.groups = std::move(*groups);
+  if (!s.key_shares.empty()) {
+    auto shares = ParseGroupList(s.key_shares);
+    if (!shares) return shares.error();
+    o.tls.key_shares = std::move(*shares);
+  }
+  o.tls.trust_anchor = anchor;
+  // Many idle keep-alive connections: release TLS buffers between requests.
+  o.tls.release_buffers = s.request_interval > 0;
+  o.threads = s.client_threads;
+  o.max_inflight = DefaultMaxInflight(o.threads);
+  o.timeout = s.timeout;
+  o.seed = seed;
+  o.expect_group = s.group;
+  auto chain = ParseChainSpec(s.chain);
+  if (!chain) return chain.error();
+  o.expect_sigalg = std::string(chain->links.front()->name);
+  o.max_error_rate = s.max_error_rate;
+  return o;
+}
+
+target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
+                                      const std::string& key_file) {
+  target::ServerConfig c;
+  c.groups = s.server_groups.empty() ? kDefaultServerGroups : s.server_groups;
+  c.chain_file = chain_file;
+  c.key_file = key_file;
+  c.tickets = s.tickets;
+  c.session_cache = s.session_cache;
+  c.threads = s.server_threads;
+  if (s.payload != "OK") c.payload_sizes.push_back(PayloadBytes(s));
+  return c;
+}
+
+}  // namespace pqc::scenario

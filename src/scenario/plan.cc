@@ -1,0 +1,99 @@
+#include "scenario/plan.h"
+
+#include <fmt/format.h>
+
+namespace pqc::scenario {
+namespace {
+
+constexpr size_t kMaxArms = 10'000;
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Below: an unbiased draw in [0, bound) by rejection (bound > 0).
+uint64_t Below(uint64_t& state, uint64_t bound) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  for (;;) {
+    const uint64_t x = SplitMix64(state);
+    if (x < limit) return x % bound;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
+  size_t total = 1;
+  for (const Factor& f : scenario.factors) {
+    total *= f.values.size();
+    if (total > kMaxArms) {
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("{}: the matrix has more than {} arms; split the study",
+                                   scenario.file, kMaxArms));
+    }
+  }
+  std::vector<Arm> arms;
+  arms.reserve(total);
+  std::vector<size_t> index(scenario.factors.size(), 0);
+  for (size_t n = 0; n < total; ++n) {
+    Arm arm;
+    arm.id = static_cast<uint32_t>(n + 1);
+    arm.settings = scenario.base;
+    std::string label;
+    for (size_t i = 0; i < scenario.factors.size(); ++i) {
+      const Factor& f = scenario.factors[i];
+      const FactorValue& v = f.values[index[i]];
+      arm.factors.emplace_back(f.name, v.label);
+      if (f.values.size() > 1) label += fmt::format("{}{}", label.empty() ? "" : " · ", v.label);
+      for (const auto& [key, value] : *v.overrides) {
+        // Checked when the scenario was parsed; a failure here would be a parser bug.
+        if (Status st = FindSettingKey(key.str())->apply(value, arm.settings); !st) {
+          return MakeError(ErrorKind::kConfig, fmt::format("matrix.{} = {}: {}", f.name, v.label,
+                                                           st.error().message));
+        }
+      }
+    }
+    arm.label = label.empty() ? "base" : label;
+    if (Status st = Validate(arm.settings, arm.label); !st) {
+      return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", scenario.file, st.error().message));
+    }
+    arms.push_back(std::move(arm));
+    // Odometer: the last factor varies fastest.
+    for (size_t i = scenario.factors.size(); i-- > 0;) {
+      if (++index[i] < scenario.factors[i].values.size()) break;
+      index[i] = 0;
+    }
+  }
+  return arms;
+}
+
+std::vector<uint32_t> BlockOrder(uint32_t n, uint64_t seed, uint32_t block) {
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  uint64_t state = seed ^ (0xD1B54A32D192ED03ULL * (static_cast<uint64_t>(block) + 1));
+  for (uint32_t i = n; i > 1; --i) {
+    const auto j = static_cast<uint32_t>(Below(state, i));
+    std::swap(order[i - 1], order[j]);
+  }
+  return order;
+}
+
+Result<Plan> MakePlan(const Scenario& scenario) {
+  auto arms = ExpandArms(scenario);
+  if (!arms) return arms.error();
+  Plan plan;
+  plan.arms = std::move(*arms);
+  const auto n = static_cast<uint32_t>(plan.arms.size());
+  uint32_t seq = 0;
+  for (uint32_t b = 0; b < scenario.trials; ++b) {
+    for (uint32_t i : BlockOrder(n, scenario.seed, b)) {
+      plan.trials.push_back({plan.arms[i].id, b, seq++});
+    }
+  }
+  return plan;
+}
+
+}  // namespace pqc::scenario

@@ -1,0 +1,60 @@
+#include "scenario/run_facts.h"
+
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+namespace pqc::scenario {
+namespace {
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string Format(int64_t unix_ns, const char* pattern) {
+  const time_t secs = static_cast<time_t>(unix_ns / 1'000'000'000);
+  tm t{};
+  gmtime_r(&secs, &t);
+  char buf[32];
+  const size_t n = std::strftime(buf, sizeof buf, pattern, &t);
+  return std::string(buf, n);
+}
+
+}  // namespace
+
+void FillRunFacts(results::RunInfo& info) {
+  info.tool_version = PQC_VERSION;
+  info.git_commit = PQC_GIT_COMMIT;
+  info.openssl_version = OpenSSL_version(OPENSSL_VERSION);
+  info.cpu_model = CpuModel();
+  info.cores = std::thread::hardware_concurrency();
+  utsname u{};
+  if (uname(&u) == 0) {
+    info.kernel = fmt::format("{} {}", u.sysname, u.release);
+    info.hostname = u.nodename;
+  }
+}
+
+int64_t UnixNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string UtcIso(int64_t unix_ns) { return Format(unix_ns, "%Y-%m-%dT%H:%M:%SZ"); }
+std::string UtcCompact(int64_t unix_ns) { return Format(unix_ns, "%Y%m%dT%H%M%SZ"); }
+
+}  // namespace pqc::scenario

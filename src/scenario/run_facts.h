@@ -1,0 +1,21 @@
+// run_facts — what a result depends on besides the scenario: this build (version, commit),
+// the OpenSSL it runs on, and the machine (CPU model, cores, kernel, host). Stored with every
+// run, because a number without its machine cannot be compared with anything.
+#pragma once
+
+#include <string>
+
+#include "core/clock.h"
+#include "results/run_writer.h"
+
+namespace pqc::scenario {
+
+// FillRunFacts: the build, OpenSSL and machine fields of `info`.
+void FillRunFacts(results::RunInfo& info);
+
+// UtcNow / UtcIso: "2026-11-30T03:04:05Z"; UtcCompact: "20261130T030405Z" (directory names).
+std::string UtcIso(int64_t unix_ns);
+std::string UtcCompact(int64_t unix_ns);
+int64_t UnixNowNs();
+
+}  // namespace pqc::scenario

@@ -1,0 +1,295 @@
+#include "scenario/runner.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "client/load_runner.h"
+#include "client/summary.h"
+#include "client/summary_output.h"
+#include "results/run_reader.h"
+#include "results/run_writer.h"
+#include "scenario/arm_options.h"
+#include "scenario/cert_store.h"
+#include "scenario/run_facts.h"
+#include "target/target.h"
+#include "tls/probe.h"
+
+namespace pqc::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+
+// StopSignals: SIGINT/SIGTERM blocked for the whole run and polled between steps, so that a
+// Ctrl-C while a target starts or a trial is being written never leaves half of either.
+// (RunLoad blocks them too while it runs and reports them as `interrupted`.)
+class StopSignals {
+ public:
+  StopSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  ~StopSignals() {
+    Pending();  // consume, so that restoring the mask does not kill us after a clean stop
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  bool Pending() {
+    timespec zero{};
+    bool any = false;
+    while (sigtimedwait(&set_, nullptr, &zero) > 0) any = true;
+    return any;
+  }
+
+ private:
+  sigset_t set_{};
+  sigset_t old_{};
+};
+
+Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const RunOptions& o) {
+  if (s.target == "embedded") return target::MakeEmbeddedTarget(o.self_exe);
+  if (s.target == "nginx") {
+    if (o.nginx_exe.empty()) {
+      return MakeError(ErrorKind::kConfig,
+                       "target nginx: no nginx binary known (run scripts/setup.sh, which builds "
+                       "it, and pass --nginx or set PQC_NGINX)");
+    }
+    return target::MakeNginxTarget(o.nginx_exe);
+  }
+  auto addr = ParseAddress(s.external_address);
+  if (!addr) return addr.error();
+  return target::MakeExternalTarget(*addr);
+}
+
+// ExplainFailure: why an arm could not run; for a certificate type the TLS layer refuses,
+// the three layers of the probe say how far it gets (SLH-DSA: primitive and X.509 work).
+std::string ExplainFailure(const ArmSettings& s, const Error& e) {
+  std::string text = e.message;
+  auto chain = ParseChainSpec(s.chain);
+  if (!chain) return text;
+  std::set<std::string_view> seen;
+  for (const SignatureInfo* sig : chain->links) {
+    if (!seen.insert(sig->name).second) continue;
+    SignatureProbe p = ProbeSignature(*sig);
+    if (p.primitive && p.x509 && p.tls) continue;
+    text += fmt::format("\nprobe {}: primitive {}, X.509 {}, TLS {}{}", sig->name,
+                        p.primitive ? "ok" : "FAILS", p.x509 ? "ok" : "FAILS",
+                        p.tls ? "ok" : "FAILS", p.error.empty() ? "" : " (" + p.error + ")");
+  }
+  return text;
+}
+
+Result<std::string> MakeRunDir(const Scenario& s, const RunOptions& o) {
+  if (!o.resume_dir.empty()) return o.resume_dir;
+  std::error_code ec;
+  fs::create_directories(o.results_root, ec);
+  const std::string dir =
+      (fs::path(o.results_root) / fmt::format("{}-{}", UtcCompact(UnixNowNs()), s.name)).string();
+  if (ec || !fs::create_directory(dir, ec) || ec) {
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("cannot create the results directory {}: {} (choose a writable "
+                                 "place with --results DIR)",
+                                 dir, ec ? ec.message() : "it exists already"));
+  }
+  return dir;
+}
+
+nlohmann::json TargetJson(const target::TargetStats& t) {
+  return {{"cpu_user_s", t.cpu_user_s},
+          {"cpu_sys_s", t.cpu_sys_s},
+          {"wall_s", t.wall_s},
+          {"handshakes", t.handshakes ? nlohmann::json(*t.handshakes) : nlohmann::json()},
+          {"log", t.log_path},
+          {"details", t.details}};
+}
+
+uint64_t ClientHandshakes(const LoadResult& r) {
+  uint64_t n = 0;
+  for (const ConnectionRecord& c : r.connections) n += c.tls_done != 0 ? 1 : 0;
+  return n;
+}
+
+class Runner {
+ public:
+  Runner(const Scenario& s, const Plan& p, const RunOptions& o, std::string dir)
+      : s_(s), p_(p), o_(o), dir_(std::move(dir)), certs_((fs::path(dir_) / "certs").string()) {}
+
+  Result<RunOutcome> Run(results::RunWriter& writer, const std::set<uint32_t>& done,
+                         std::set<uint32_t> failed_arms) {
+    RunOutcome out;
+    out.dir = dir_;
+    auto target = MakeTarget(s_, o_);
+    if (!target) return target.error();
+    const size_t total = p_.trials.size();
+    size_t finished = done.size();
+    for (const PlannedTrial& t : p_.trials) {
+      if (done.count(t.seq) > 0) continue;
+      const Arm& arm = p_.arms[t.arm - 1];
+      if (failed_arms.count(arm.id) > 0) continue;
+      if (signals_.Pending()) {
+        out.interrupted = true;
+        break;
+      }
+      fmt::print(o_.log, "[{}/{}] {} (block {})\n", finished + 1, total, arm.label, t.block + 1);
+      std::fflush(o_.log);
+      auto trial = RunTrial(**target, arm, t);
+      if (!trial) {
+        // The arm cannot run here: record why, once, and go on with the other arms.
+        const std::string why = ExplainFailure(arm.settings, trial.error());
+        fmt::print(o_.log, "  arm failed: {}\n", why);
+        if (Status st = writer.MarkArmFailed(arm.id, why); !st) return st.error();
+        failed_arms.insert(arm.id);
+        ++out.arms_failed;
+        continue;
+      }
+      if (Status st = writer.WriteTrial(trial->row); !st) return st.error();
+      ++finished;
+      ++out.trials_run;
+      if (!trial->row.valid) ++out.trials_invalid;
+      PrintTrialLine(trial->summary);
+      if (trial->row.interrupted) {
+        out.interrupted = true;
+        break;
+      }
+    }
+    // Complete: every planned trial ran, or belongs to an arm that cannot run here.
+    out.complete = !out.interrupted;
+    return out;
+  }
+
+ private:
+  struct TrialOutput {
+    results::TrialRow row;
+    LoadResult load;
+    LoadSummary summary;
+  };
+
+  Result<TrialOutput> RunTrial(target::Target& target, const Arm& arm, const PlannedTrial& t) {
+    const ArmSettings& s = arm.settings;
+    if (s_.networks.at(s.network).emulated()) {
+      return MakeError(ErrorKind::kUnsupported,
+                       fmt::format("network '{}' needs the emulated network (pqc-bench link), "
+                                   "which this build does not have yet; run the loopback arms "
+                                   "or use --set network=loopback",
+                                   s.network));
+    }
+    auto chain = certs_.Get(s.chain);
+    if (!chain) return chain.error();
+    const std::string work = (fs::path(dir_) / "trials" / fmt::format("{:04}", t.seq)).string();
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    TrialOutput out;
+    results::TrialRow& row = out.row;
+    row.arm = arm.id;
+    row.block = t.block;
+    row.seq = t.seq;
+    row.started = UtcIso(UnixNowNs());
+    auto addr = target.Start(
+        MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem), {}, work);
+    if (!addr) return addr.error();
+    auto options = MakeLoadOptions(s, *addr, (*chain)->chain.root().cert.get(),
+                                   s_.seed * 1'000'003ULL + t.seq);
+    if (!options) {
+      (void)target.Stop();
+      return options.error();
+    }
+    row.mono_anchor_ns = MonotonicNow();
+    row.wall_anchor_ns = UnixNowNs();
+    auto load = RunLoad(*options, o_.log);
+    auto stats = target.Stop();
+    if (!load) return load.error();
+    out.load = std::move(*load);
+    row.ended = UtcIso(UnixNowNs());
+    out.summary = Summarize(out.load);
+    row.summary = SummaryJson(out.summary);
+    row.reasons = out.summary.invalid_reasons;
+    row.interrupted = out.load.interrupted;
+    if (stats) {
+      row.target = TargetJson(*stats);
+      row.server_cpu_s = stats->cpu_user_s + stats->cpu_sys_s;
+      row.server_handshakes = stats->handshakes ? *stats->handshakes : ClientHandshakes(out.load);
+    } else {
+      row.target = {{"error", stats.error().message}};
+      row.reasons.push_back("the target did not stop cleanly: " + stats.error().message);
+    }
+    row.valid = row.reasons.empty();
+    row.link = nullptr;
+    row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
+    row.load = &out.load;
+    return out;
+  }
+
+  void PrintTrialLine(const LoadSummary& s) {
+    const PhaseStats& hs = s.phase(Phase::kHandshake);
+    fmt::print(o_.log, "  {} connections, {} errors, handshake p50 {:.1f} us p99 {:.1f} us{}\n",
+               s.connections, s.errors, hs.p50, hs.p99,
+               s.valid() ? "" : fmt::format(" — INVALID: {}", fmt::join(s.invalid_reasons, "; ")));
+    std::fflush(o_.log);
+  }
+
+  const Scenario& s_;
+  const Plan& p_;
+  const RunOptions& o_;
+  std::string dir_;
+  CertStore certs_;
+  StopSignals signals_;
+};
+
+}  // namespace
+
+Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options) {
+  auto dir = MakeRunDir(scenario, options);
+  if (!dir) return dir.error();
+  const std::string db_path = (fs::path(*dir) / "results.sqlite").string();
+  std::set<uint32_t> done;
+  std::set<uint32_t> failed;
+  std::optional<results::RunWriter> writer;
+  if (options.resume_dir.empty()) {
+    results::RunInfo info;
+    info.scenario = scenario.name;
+    info.scenario_file = scenario.file;
+    info.scenario_text = scenario.text;
+    info.title = scenario.title;
+    info.options = options.options;
+    FillRunFacts(info);
+    info.target = scenario.target;
+    info.seed = scenario.seed;
+    info.trials_planned = static_cast<uint32_t>(plan.trials.size());
+    info.started = UtcIso(UnixNowNs());
+    std::vector<results::ArmRow> arms;
+    for (const Arm& a : plan.arms) {
+      nlohmann::ordered_json factors = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : a.factors) factors[k] = v;
+      arms.push_back({a.id, a.label, std::move(factors), ToJson(a.settings)});
+    }
+    auto w = results::RunWriter::Create(db_path, info, arms);
+    if (!w) return w.error();
+    writer.emplace(std::move(*w));
+  } else {
+    auto w = results::RunWriter::Reopen(db_path);
+    if (!w) return w.error();
+    writer.emplace(std::move(*w));
+    auto stored = results::ReadRun(writer->db());
+    if (!stored) return stored.error();
+    for (const auto& t : stored->trials) done.insert(t.seq);
+    for (const auto& a : stored->arms) {
+      if (a.status == "failed") failed.insert(a.id);
+    }
+  }
+  Runner runner(scenario, plan, options, *dir);
+  auto out = runner.Run(*writer, done, failed);
+  if (!out) {
+    (void)writer->Finish(UtcIso(UnixNowNs()), false);
+    return out.error();
+  }
+  if (Status st = writer->Finish(UtcIso(UnixNowNs()), out->complete); !st) return st.error();
+  return out;
+}
+
+}  // namespace pqc::scenario

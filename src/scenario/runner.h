@@ -1,0 +1,38 @@
+// runner — runs a plan: for every trial in its interleaved order, the target is started with
+// the arm's server configuration (on the arm's network), the load generator runs the arm,
+// the target is stopped, and the trial is written to the results database before the next
+// one begins. Restarting the target per trial keeps arms independent (no session cache or
+// allocator state carried from one arm into the next). Arms that cannot run (an SLH-DSA
+// certificate over TLS) are recorded as failed with the reason, and the run goes on.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "core/error.h"
+#include "scenario/plan.h"
+#include "scenario/scenario.h"
+
+namespace pqc::scenario {
+
+struct RunOptions {
+  std::string results_root = "results";  // a new run goes to <root>/<UTC time>-<scenario>/
+  std::string resume_dir;                // non-empty: continue this run instead
+  std::string self_exe;                  // this pqc-bench, started as the embedded target
+  std::string nginx_exe;                 // for target = "nginx"
+  nlohmann::json options;                // how the run was asked for (stored)
+  std::FILE* log = stderr;               // one line per trial, and load's progress line
+};
+
+struct RunOutcome {
+  std::string dir;
+  bool complete = false;     // every planned trial is in the database
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM
+  uint32_t trials_run = 0;   // by this invocation
+  uint32_t trials_invalid = 0;
+  uint32_t arms_failed = 0;
+};
+
+Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options);
+
+}  // namespace pqc::scenario

@@ -1,0 +1,81 @@
+// scenario — a study as written in a TOML file: the target, the base settings of every arm,
+// the matrix of factors whose product is the set of arms, the network profiles and the
+// number of trials. Parsing checks everything it can before a single connection is made, and
+// every error names the file, line and column and what would be valid, because a typo found
+// after an hour of measuring costs that hour.
+//
+// The file's shape (scenarios/*.toml are the examples):
+//   title = "…"            description = "…"
+//   [target]   kind = "embedded" | "nginx" | "external", address = "host:port" (external),
+//              server_threads, tickets, session_cache
+//   [tls]      group, client_groups, key_shares, server_groups, chain
+//   [load]     mode, payload, rate, concurrency, arrivals, duration, warmup, requests,
+//              request_interval, client_threads, timeout, max_error_rate, network
+//   [trials]   count, seed
+//   [full]     duration, warmup, trials — the original study's scale, used with --full
+//   [matrix]   FACTOR = [value, …] — a factor is a setting key (group = ["X25519", …]) or any
+//              name whose values are tables: { value = "label", key = value, … } overriding
+//              settings for that value, e.g. mode = ["fresh", { value = "reuse", requests = 10 }]
+//   [networks.NAME]  rtt, jitter, loss, burst_loss, rate, queue, reorder — an emulated link
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/arm_settings.h"
+
+namespace pqc::scenario {
+
+// FactorValue: one level of a factor, with the settings it overrides (validated on parse).
+struct FactorValue {
+  std::string label;
+  std::shared_ptr<const toml::table> overrides;  // setting key → value
+  std::string location;                          // "file:line:col", for later messages
+};
+
+struct Factor {
+  std::string name;
+  std::vector<FactorValue> values;
+};
+
+// NetworkProfile: "loopback" (no emulation) or an emulated link's parameters as written
+// (the link emulator parses and checks them once more when it starts).
+struct NetworkProfile {
+  std::string name;
+  std::map<std::string, std::string> params;  // rtt, jitter, loss, burst_loss, rate, queue, reorder
+  double rtt_ms = 0;
+  bool emulated() const { return name != "loopback"; }
+};
+
+struct Scenario {
+  std::string name;  // file stem ("01-fresh-handshake")
+  std::string file;  // as given
+  std::string text;  // the whole file, stored with the results
+  std::string title;
+  std::string description;
+  std::string target = "embedded";  // embedded | nginx | external
+  std::string external_address;     // host:port for external
+  uint32_t trials = 2;
+  uint64_t seed = 1;
+  bool full = false;
+  ArmSettings base;
+  std::vector<Factor> factors;  // file order
+  std::map<std::string, NetworkProfile> networks;  // "loopback" included
+};
+
+struct ParseOptions {
+  bool full = false;                   // apply [full]
+  std::vector<std::string> overrides;  // "key=value" (run --set), applied to the base settings
+  uint32_t trials = 0;                 // > 0: replaces the file's trial count
+};
+
+// ParseScenarioText: `file` is only used in messages and for the name.
+Result<Scenario> ParseScenarioText(const std::string& text, const std::string& file,
+                                   const ParseOptions& options);
+Result<Scenario> ParseScenarioFile(const std::string& path, const ParseOptions& options);
+
+}  // namespace pqc::scenario

@@ -1,0 +1,194 @@
+// scenario_test — scenario files to plans: the matrix expansion, the layering of settings,
+// the interleaved seeded order, and errors that name file, line and column.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "scenario/plan.h"
+#include "scenario/scenario.h"
+
+namespace pqc::scenario {
+namespace {
+
+Result<Scenario> Parse(const std::string& text, ParseOptions options = {}) {
+  return ParseScenarioText(text, "t.toml", options);
+}
+
+std::string ErrorOf(const std::string& text, ParseOptions options = {}) {
+  auto s = Parse(text, options);
+  if (!s) return s.error().message;
+  auto p = MakePlan(*s);
+  return p ? std::string("no error") : p.error().message;
+}
+
+constexpr const char* kTwoByThree = R"(
+title = "two by three"
+[tls]
+chain = "ecdsa-p256"
+[load]
+rate = 300
+duration = "2s"
+warmup = "1s"
+[trials]
+count = 3
+seed = 42
+[matrix]
+group = ["X25519", "X25519MLKEM768"]
+mode = ["fresh", "resume", { value = "reuse", requests = 10 }]
+)";
+
+TEST(Scenario, MatrixIsTheProductInFileOrderWithOverrides) {
+  auto s = Parse(kTwoByThree);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->title, "two by three");
+  ASSERT_EQ(s->factors.size(), 2u);
+  EXPECT_EQ(s->factors[0].name, "group");  // file order, not toml++'s sorted order
+  auto arms = ExpandArms(*s);
+  ASSERT_TRUE(arms) << arms.error().message;
+  ASSERT_EQ(arms->size(), 6u);
+  EXPECT_EQ((*arms)[0].label, "X25519 · fresh");
+  EXPECT_EQ((*arms)[2].label, "X25519 · reuse");
+  EXPECT_EQ((*arms)[5].label, "X25519MLKEM768 · reuse");
+  EXPECT_EQ((*arms)[2].settings.mode, "reuse");
+  EXPECT_EQ((*arms)[2].settings.requests, 10u);
+  EXPECT_EQ((*arms)[1].settings.requests, 1u);
+  EXPECT_EQ((*arms)[4].settings.group, "X25519MLKEM768");
+  EXPECT_DOUBLE_EQ((*arms)[4].settings.rate, 300);
+  EXPECT_EQ((*arms)[4].settings.duration, 2'000'000'000);
+}
+
+TEST(Scenario, EveryBlockRunsEveryArmOnceInASeededOrder) {
+  auto s = Parse(kTwoByThree);
+  ASSERT_TRUE(s);
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->trials.size(), 18u);
+  std::set<std::vector<uint32_t>> orders;
+  for (uint32_t b = 0; b < 3; ++b) {
+    std::vector<uint32_t> block;
+    for (const PlannedTrial& t : plan->trials) {
+      if (t.block == b) block.push_back(t.arm);
+    }
+    std::vector<uint32_t> sorted = block;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6})) << "block " << b;
+    orders.insert(block);
+  }
+  EXPECT_GT(orders.size(), 1u) << "blocks should not all share one order";
+  for (size_t i = 0; i < plan->trials.size(); ++i) EXPECT_EQ(plan->trials[i].seq, i);
+  // Same seed, same order; another seed, another order.
+  auto again = MakePlan(*s);
+  ASSERT_TRUE(again);
+  for (size_t i = 0; i < plan->trials.size(); ++i) EXPECT_EQ(again->trials[i].arm, plan->trials[i].arm);
+  EXPECT_NE(BlockOrder(6, 42, 0), BlockOrder(6, 43, 0));
+}
+
+TEST(Scenario, BlockOrderIsAFairPermutation) {
+  // Over many blocks each arm lands in each position about equally often.
+  constexpr uint32_t kArms = 4, kBlocks = 4000;
+  std::map<std::pair<uint32_t, uint32_t>, int> count;
+  for (uint32_t b = 0; b < kBlocks; ++b) {
+    auto order = BlockOrder(kArms, 7, b);
+    for (uint32_t pos = 0; pos < kArms; ++pos) ++count[{order[pos], pos}];
+  }
+  for (const auto& [key, n] : count) {
+    EXPECT_GT(n, 850) << "arm " << key.first << " at " << key.second;  // expected 1000
+    EXPECT_LT(n, 1150) << "arm " << key.first << " at " << key.second;
+  }
+}
+
+TEST(Scenario, FullAndSetAndTrialsOverride) {
+  const std::string text = std::string(kTwoByThree) + "[full]\nduration = \"5m\"\ntrials = 3\n";
+  auto quick = Parse(text);
+  ASSERT_TRUE(quick);
+  EXPECT_EQ(quick->base.duration, 2'000'000'000);
+  auto full = Parse(text, {.full = true});
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->base.duration, 300'000'000'000);
+  auto set = Parse(text, {.overrides = {"duration=3s", "rate=50", "chain=ml-dsa-65"}, .trials = 1});
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->base.duration, 3'000'000'000);
+  EXPECT_DOUBLE_EQ(set->base.rate, 50);
+  EXPECT_EQ(set->base.chain, "ml-dsa-65");
+  EXPECT_EQ(set->trials, 1u);
+}
+
+TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
+  EXPECT_EQ(ErrorOf("[load]\nrate = 300\nduration = 5s\n").substr(0, 9), "t.toml:3:");
+  std::string e = ErrorOf("[load]\nrate = -4\n");
+  EXPECT_NE(e.find("t.toml:2:8"), std::string::npos) << e;
+  EXPECT_NE(e.find("rate"), std::string::npos) << e;
+  e = ErrorOf("[tls]\ngroup = \"X25519MLKEM76\"\n");
+  EXPECT_NE(e.find("t.toml:2:9"), std::string::npos) << e;
+  EXPECT_NE(e.find("X25519MLKEM768"), std::string::npos) << "suggests the nearest: " << e;
+  e = ErrorOf("[load]\nrte = 3\n");
+  EXPECT_NE(e.find("unknown key 'rte'"), std::string::npos) << e;
+  EXPECT_NE(e.find("rate"), std::string::npos) << "lists valid keys: " << e;
+  e = ErrorOf("[load]\ngroup = \"X25519\"\n");
+  EXPECT_NE(e.find("belongs in [tls]"), std::string::npos) << e;
+  e = ErrorOf("[matrix]\nvariant = [\"a\", \"b\"]\n");
+  EXPECT_NE(e.find("t.toml:2:12"), std::string::npos) << e;
+  EXPECT_NE(e.find("value ="), std::string::npos) << e;
+  e = ErrorOf("[matrix]\ngroup = [\"X25519\", \"X25519\"]\n");
+  EXPECT_NE(e.find("given twice"), std::string::npos) << e;
+  e = ErrorOf("[matrix]\nnetwork = [\"loopback\", \"rtt70\"]\n");
+  EXPECT_NE(e.find("network 'rtt70' is not defined"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.toml:2:24"), std::string::npos) << e;
+  e = ErrorOf("[networks.rtt70]\nrtt = \"70\"\n");
+  EXPECT_NE(e.find("t.toml:2:7"), std::string::npos) << e;
+  e = ErrorOf("[matrix]\nchain = [\"ecdsa-p256/nope\"]\n");
+  EXPECT_NE(e.find("t.toml:2:10"), std::string::npos) << e;
+  e = ErrorOf("[tls]\nclient_groups = \"X25519\"\ngroup = \"X25519MLKEM768\"\n");
+  EXPECT_NE(e.find("does not offer"), std::string::npos) << e;
+  e = ErrorOf("[load]\nmode = \"reuse\"\nconcurrency = 100\n");
+  EXPECT_NE(e.find("request_interval"), std::string::npos) << e;
+  e = ErrorOf("title = \"x\"\n[load\n");
+  EXPECT_NE(e.find("TOML syntax"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.toml:2:"), std::string::npos) << e;
+  e = ErrorOf("titel = \"x\"\n");
+  EXPECT_NE(e.find("unknown key 'titel'"), std::string::npos) << e;
+  e = ErrorOf("[target]\nkind = \"external\"\n");
+  EXPECT_NE(e.find("address"), std::string::npos) << e;
+  EXPECT_NE(ErrorOf("", {.overrides = {"nope=1"}}).find("unknown key 'nope'"), std::string::npos);
+  EXPECT_NE(ErrorOf("", {.overrides = {"duration"}}).find("KEY=VALUE"), std::string::npos);
+  EXPECT_EQ(ErrorOf(""), "no error");
+}
+
+TEST(Scenario, ConcurrencySetsTheRate) {
+  auto s = Parse(R"(
+[load]
+mode = "reuse"
+requests = 20
+request_interval = "100ms"
+[matrix]
+concurrency = [100, 500]
+)");
+  ASSERT_TRUE(s) << s.error().message;
+  auto arms = ExpandArms(*s);
+  ASSERT_TRUE(arms) << arms.error().message;
+  EXPECT_DOUBLE_EQ(EffectiveRate((*arms)[0].settings), 50);   // 100 / (20 × 0.1 s)
+  EXPECT_DOUBLE_EQ(EffectiveRate((*arms)[1].settings), 250);  // 500 / 2 s
+}
+
+TEST(Scenario, ShippedScenariosParseAndPlan) {
+  const std::filesystem::path dir = std::filesystem::path(PQC_SOURCE_DIR) / "scenarios";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".toml") continue;
+    for (bool full : {false, true}) {
+      auto s = ParseScenarioFile(entry.path().string(), {.full = full});
+      ASSERT_TRUE(s) << s.error().message;
+      auto plan = MakePlan(*s);
+      ASSERT_TRUE(plan) << plan.error().message;
+      EXPECT_FALSE(plan->arms.empty());
+    }
+    ++seen;
+  }
+  EXPECT_GE(seen, 9) << "01..08 and quick.toml are shipped";
+}
+
+}  // namespace
+}  // namespace pqc::scenario
