@@ -25,5 +25,7 @@ int ProbeMain(int argc, char** argv);
 int ServeMain(int argc, char** argv);
 int CertsMain(int argc, char** argv);
 int LoadMain(int argc, char** argv);
+int RunMain(int argc, char** argv);
+int ReportMain(int argc, char** argv);
 
 }  // namespace pqc::cli

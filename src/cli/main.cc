@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
     {"serve", "the embedded HTTPS target: TLS 1.3, / and /payload/<size>", pqc::cli::ServeMain},
     {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
+    {"report", "a run's results as a table, Markdown, CSV, JSON or HTML", pqc::cli::ReportMain},
 };
 
 void Usage(std::FILE* out) {

@@ -1,0 +1,79 @@
+// results_write — the results store's speed target: one million connections (one request
+// each) written as one trial must take under 3 s, and reading them back is timed too. A
+// benchmark, not a test: it reports, and exits 1 only if the target is missed.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/clock.h"
+#include "results/run_reader.h"
+#include "results/run_writer.h"
+
+int main(int argc, char** argv) {
+  namespace fs = std::filesystem;
+  const uint64_t n = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("pqc-results-bench-{}", getpid());
+  fs::create_directories(dir);
+  pqc::LoadResult load;
+  load.connections.reserve(n);
+  load.requests.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    pqc::ConnectionRecord c;
+    c.id = i;
+    c.measured = true;
+    c.intended_start = static_cast<pqc::Nanos>(i * 3'333);
+    c.actual_start = c.intended_start + 20'000;
+    c.tcp_established = c.actual_start + 60'000;
+    c.tls_done = c.tcp_established + 900'000;
+    c.closed = c.tls_done + 200'000;
+    c.first_request = static_cast<uint32_t>(i);
+    c.request_count = 1;
+    c.handshake_bytes_written = 1500;
+    c.handshake_bytes_read = 3400;
+    c.client_hello_bytes = 1400;
+    c.server_hello_bytes = 1200;
+    c.certificate_bytes = 700;
+    c.certificate_verify_bytes = 80;
+    c.group = "X25519MLKEM768";
+    c.signature_scheme = 0x0403;
+    c.cipher = "TLS_AES_256_GCM_SHA384";
+    load.connections.push_back(std::move(c));
+    load.requests.push_back({c.tls_done + 1000, c.tls_done + 90'000, c.tls_done + 95'000, 200, 3});
+  }
+  pqc::results::RunInfo info;
+  info.scenario = info.scenario_file = info.scenario_text = info.title = "bench";
+  info.options = nlohmann::json::object();
+  pqc::results::TrialRow trial;
+  trial.arm = 1;
+  trial.summary = trial.target = nlohmann::json::object();
+  trial.load = &load;
+  const std::string path = (dir / "results.sqlite").string();
+  auto w = pqc::results::RunWriter::Create(path, info, {{1, "bench", {}, {}}});
+  if (!w) {
+    fmt::print(stderr, "{}\n", w.error().message);
+    return 2;
+  }
+  const pqc::Nanos t0 = pqc::MonotonicNow();
+  if (pqc::Status st = w->WriteTrial(trial); !st) {
+    fmt::print(stderr, "{}\n", st.error().message);
+    return 2;
+  }
+  const double write_s = static_cast<double>(pqc::MonotonicNow() - t0) / 1e9;
+  auto db = pqc::results::OpenResults(path);
+  auto run = pqc::results::ReadRun(*db);
+  const pqc::Nanos t1 = pqc::MonotonicNow();
+  auto rec = pqc::results::ReadTrialRecords(*db, run->trials.at(0).id);
+  const double read_s = static_cast<double>(pqc::MonotonicNow() - t1) / 1e9;
+  const auto bytes = fs::file_size(path);
+  fs::remove_all(dir);
+  if (!rec || rec->load.connections.size() != n) {
+    fmt::print(stderr, "read back failed\n");
+    return 2;
+  }
+  fmt::print("connections {}  write {:.2f} s ({:.0f} conn/s)  read {:.2f} s  file {:.1f} MiB  "
+             "target write < 3 s: {}\n",
+             n, write_s, static_cast<double>(n) / write_s, read_s,
+             static_cast<double>(bytes) / 1048576.0, write_s < 3 ? "met" : "MISSED");
+  return write_s < 3 ? 0 : 1;
+}

@@ -1,0 +1,113 @@
+// run — `pqc-bench run SCENARIO.toml`: a whole study. Parses and plans the scenario (every
+// error before the first connection), runs the trials in interleaved order into a new
+// results directory, then prints the summary table and writes summary.json, summary.md
+// and report.html next to results.sqlite. `--resume DIR` finishes an interrupted run.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.h"
+#include "report/report_files.h"
+#include "report/study_summary.h"
+#include "results/run_reader.h"
+#include "scenario/plan.h"
+#include "scenario/runner.h"
+#include "scenario/scenario.h"
+
+namespace pqc::cli {
+namespace {
+
+std::string SelfExe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("pqc-bench") : p.string();
+}
+
+// ResumeScenario: the scenario exactly as the interrupted run had it (stored text and
+// options), so that the plan and its order are the same.
+Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::ParseOptions& po) {
+  auto db = results::OpenResults(dir);
+  if (!db) return db.error();
+  auto run = results::ReadRun(*db);
+  if (!run) return run.error();
+  const auto& o = run->info.options;
+  po.full = o.value("full", false);
+  po.trials = o.value("trials", 0u);
+  po.overrides = o.value("set", std::vector<std::string>{});
+  return scenario::ParseScenarioText(run->info.scenario_text, run->info.scenario_file, po);
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  CLI::App app{"Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
+               "the summary and the report.",
+               "pqc-bench run"};
+  std::string file, results_root = "results", resume, nginx;
+  std::vector<std::string> sets;
+  uint32_t trials = 0;
+  bool full = false, strict = false;
+  auto* file_opt = app.add_option("scenario", file, "scenario file (scenarios/*.toml)");
+  app.add_flag("--full", full, "the original study's scale (the scenario's [full] section)");
+  app.add_option("--set", sets, "override a setting for every arm, KEY=VALUE (e.g. duration=5s)");
+  app.add_option("--trials", trials, "trials per arm (overrides the scenario)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--results", results_root, "directory that receives the run's directory")
+      ->capture_default_str();
+  auto* resume_opt =
+      app.add_option("--resume", resume, "finish an interrupted run (its results directory)");
+  app.add_option("--nginx", nginx, "nginx binary for target = \"nginx\" (default: $PQC_NGINX)");
+  app.add_flag("--strict", strict, "exit 1 when a trial is invalid or an arm failed");
+  resume_opt->excludes(file_opt);
+  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (file.empty() && resume.empty()) {
+    return ReportError("run", MakeError(ErrorKind::kUsage,
+                                        "give a scenario file (e.g. scenarios/quick.toml) or "
+                                        "--resume DIR"));
+  }
+
+  scenario::ParseOptions po{.full = full, .overrides = sets, .trials = trials};
+  auto sc = resume.empty() ? scenario::ParseScenarioFile(file, po) : ResumeScenario(resume, po);
+  if (!sc) return ReportError("run", sc.error());
+  auto plan = scenario::MakePlan(*sc);
+  if (!plan) return ReportError("run", plan.error());
+
+  scenario::RunOptions ro;
+  ro.results_root = results_root;
+  ro.resume_dir = resume;
+  ro.self_exe = SelfExe();
+  if (nginx.empty() && std::getenv("PQC_NGINX") != nullptr) nginx = std::getenv("PQC_NGINX");
+  ro.nginx_exe = nginx;
+  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}};
+  fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
+             sc->trials, plan->trials.size(), resume.empty() ? "" : " (resuming)");
+  auto outcome = scenario::RunPlan(*sc, *plan, ro);
+  if (!outcome) return ReportError("run", outcome.error());
+
+  auto db = results::OpenResults(outcome->dir);
+  if (!db) return ReportError("run", db.error());
+  auto stored = results::ReadRun(*db);
+  if (!stored) return ReportError("run", stored.error());
+  auto summary = report::BuildStudySummary(*db, *stored);
+  if (!summary) return ReportError("run", summary.error());
+  std::cout << '\n';
+  if (Status st = report::WriteReport(std::cout, *summary, report::Format::kTable); !st) {
+    return ReportError("run", st.error());
+  }
+  if (Status st = report::WriteReportFiles(outcome->dir, *summary); !st) {
+    return ReportError("run", st.error());
+  }
+  fmt::print("\nresults: {}/ (results.sqlite, summary.md, summary.json, report.html)\n",
+             outcome->dir);
+  if (!outcome->complete) {
+    fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome->dir);
+    return kExitInvalid;
+  }
+  if (strict && (outcome->trials_invalid > 0 || outcome->arms_failed > 0)) return kExitInvalid;
+  return kExitOk;
+}
+
+}  // namespace pqc::cli

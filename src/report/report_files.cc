@@ -1,0 +1,56 @@
+#include "report/report_files.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "report/text_report.h"
+
+namespace pqc::report {
+
+Result<Format> ParseFormat(const std::string& name) {
+  if (name == "table") return Format::kTable;
+  if (name == "md" || name == "markdown") return Format::kMarkdown;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  if (name == "html") return Format::kHtml;
+  return MakeError(ErrorKind::kUsage,
+                   fmt::format("--format {}: unknown (valid: table, md, csv, json, html)", name));
+}
+
+Status WriteReport(std::ostream& out, const nlohmann::ordered_json& summary, Format format) {
+  switch (format) {
+    case Format::kTable: WriteStudyText(out, summary, TextStyle::kTerminal); break;
+    case Format::kMarkdown: WriteStudyText(out, summary, TextStyle::kMarkdown); break;
+    case Format::kCsv: WriteStudyCsv(out, summary); break;
+    case Format::kJson: out << summary.dump(2) << '\n'; break;
+    case Format::kHtml:
+      return MakeError(ErrorKind::kUnsupported, "--format html: not in this build");
+  }
+  if (!out) return MakeError(ErrorKind::kIo, "cannot write the report (disk full?)");
+  return {};
+}
+
+Status WriteReportFiles(const std::string& dir, const nlohmann::ordered_json& summary) {
+  namespace fs = std::filesystem;
+  const std::pair<const char*, Format> files[] = {{"summary.json", Format::kJson},
+                                                  {"summary.md", Format::kMarkdown}};
+  for (const auto& [name, format] : files) {
+    const fs::path final_path = fs::path(dir) / name;
+    const fs::path tmp = fs::path(dir) / (std::string(name) + ".tmp");
+    {
+      std::ofstream out(tmp, std::ios::trunc);
+      if (!out) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}", tmp.string()));
+      if (Status st = WriteReport(out, summary, format); !st) return st;
+      out.flush();
+      if (!out) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}", tmp.string()));
+    }
+    std::error_code ec;
+    fs::rename(tmp, final_path, ec);
+    if (ec) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}: {}", final_path.string(), ec.message()));
+  }
+  return {};
+}
+
+}  // namespace pqc::report

@@ -1,0 +1,357 @@
+#include "report/study_summary.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "client/summary.h"
+#include "core/units.h"
+#include "scenario/scenario.h"
+#include "stats/bootstrap.h"
+#include "stats/outlier_trials.h"
+#include "stats/percentiles.h"
+#include "stats/pooled_samples.h"
+#include "stats/trial_spread.h"
+#include "stats/verdict.h"
+
+namespace pqc::report {
+namespace {
+
+using nlohmann::ordered_json;
+constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
+                                    Statistic::kP99};
+// The spectrum's grid: dense in the tail, where hybrid key exchange and loss show.
+constexpr std::array kSpectrum = {0.0,  0.1,   0.2,   0.3,    0.4,    0.5,   0.6,
+                                  0.7,  0.8,   0.9,   0.95,   0.99,   0.995, 0.999,
+                                  0.9995, 0.9999, 1.0};
+
+ordered_json Num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); }
+
+ordered_json Pair(double lo, double hi) { return ordered_json::array({Num(lo), Num(hi)}); }
+
+// ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
+struct ArmData {
+  const results::StoredArm* arm = nullptr;
+  std::vector<const results::StoredTrial*> trials;  // all, in run order
+  std::vector<const results::StoredTrial*> valid;
+  std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // valid trials only
+  uint64_t connections = 0, errors = 0, handshakes = 0;
+  double written = 0, read = 0, ch = 0, sh = 0, cert = 0, cv = 0;
+  uint64_t ch_n = 0, sh_n = 0, cert_n = 0, cv_n = 0;
+  double server_cpu_s = 0, client_cpu_s = 0;
+  uint64_t server_handshakes = 0;
+};
+
+double Mean(double sum, uint64_t n) { return n > 0 ? sum / static_cast<double>(n) : NAN; }
+
+Status LoadArm(results::Db& db, ArmData& a) {
+  std::array<TrialSamples, kAllPhases.size()> samples;
+  for (const results::StoredTrial* t : a.valid) {
+    auto rec = results::ReadTrialRecords(db, t->id);
+    if (!rec) return rec.error();
+    PhaseSamples ps = MeasuredPhaseSamples(rec->load);
+    for (size_t p = 0; p < ps.size(); ++p) samples[p].push_back(std::move(ps[p]));
+    for (const ConnectionRecord& c : rec->load.connections) {
+      if (!c.measured) continue;
+      ++a.connections;
+      if (!c.ok()) ++a.errors;
+      if (c.tls_done == 0) continue;
+      ++a.handshakes;
+      a.written += static_cast<double>(c.handshake_bytes_written);
+      a.read += static_cast<double>(c.handshake_bytes_read);
+      auto add = [](double& sum, uint64_t& n, uint32_t v) {
+        if (v > 0) {
+          sum += v;
+          ++n;
+        }
+      };
+      add(a.ch, a.ch_n, c.client_hello_bytes);
+      add(a.sh, a.sh_n, c.server_hello_bytes);
+      add(a.cert, a.cert_n, c.certificate_bytes);
+      add(a.cv, a.cv_n, c.certificate_verify_bytes);
+    }
+    a.client_cpu_s += t->client_cpu_s;
+    if (t->server_cpu_s && t->server_handshakes) {
+      a.server_cpu_s += *t->server_cpu_s;
+      a.server_handshakes += *t->server_handshakes;
+    }
+  }
+  for (size_t p = 0; p < samples.size(); ++p) {
+    size_t n = 0;
+    for (const auto& v : samples[p]) n += v.size();
+    if (n > 0) a.phases[p] = std::make_unique<PooledSamples>(samples[p]);
+  }
+  return {};
+}
+
+ordered_json PhaseJson(const PooledSamples& s, const BootstrapOptions& bo) {
+  const std::span<const double> sorted = s.sorted();
+  const PhaseStats st = Summarize(std::vector<double>(sorted.begin(), sorted.end()));
+  ordered_json j = {{"count", st.count}, {"min", Num(st.min)}, {"mean", Num(st.mean)},
+                    {"p50", Num(st.p50)},     {"p95", Num(st.p95)}, {"p99", Num(st.p99)},
+                    {"max", Num(st.max)}};
+  ordered_json ci = ordered_json::object();
+  for (Statistic stat : kStatistics) {
+    const Interval i = StatisticInterval(s, stat, bo);
+    ci[std::string(StatisticName(stat))] = Pair(i.lo, i.hi);
+  }
+  j["ci"] = std::move(ci);
+  ordered_json spread = ordered_json::object();
+  for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
+    const TrialSpread ts = SpreadBetweenTrials(s, stat);
+    spread[std::string(StatisticName(stat))] = Pair(ts.min, ts.max);
+  }
+  j["trial_spread"] = std::move(spread);
+  ordered_json spectrum = ordered_json::array();
+  const double n = static_cast<double>(sorted.size());
+  for (double q : kSpectrum) {
+    // A tail percentile needs at least one sample beyond it to be more than the maximum.
+    if (q > 0 && q < 1 && n * (1 - q) < 1) continue;
+    spectrum.push_back({{"q", q}, {"us", Num(Percentile(sorted, q))}});
+  }
+  j["spectrum"] = std::move(spectrum);
+  return j;
+}
+
+// NetworkRtts: profile name → RTT in ms, from the stored scenario (as it was run).
+std::map<std::string, double> NetworkRtts(const results::StoredRun& run) {
+  std::map<std::string, double> out{{"loopback", 0.0}};
+  scenario::ParseOptions po;
+  po.full = run.info.options.value("full", false);
+  auto s = scenario::ParseScenarioText(run.info.scenario_text, run.info.scenario_file, po);
+  if (s) {
+    for (const auto& [name, p] : s->networks) out[name] = p.rtt_ms;
+  }
+  return out;
+}
+
+std::string Factor(const results::StoredArm& a, const std::string& name) {
+  auto it = a.factors.find(name);
+  return it != a.factors.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts,
+                     const BootstrapOptions& bo, uint32_t planned) {
+  const results::StoredArm& arm = *a.arm;
+  ordered_json j;
+  j["id"] = arm.id;
+  j["label"] = arm.label;
+  ordered_json factors = ordered_json::object();
+  for (const auto& [k, v] : arm.settings.items()) {
+    if (k == "group" || k == "chain" || k == "payload" || k == "mode" || k == "network") {
+      factors[k] = v;
+    }
+  }
+  for (const auto& [k, v] : arm.factors.items()) factors[k] = v;
+  j["factors"] = std::move(factors);
+  const std::string network = arm.settings.value("network", "loopback");
+  j["rtt_ms"] = rtts.count(network) > 0 ? ordered_json(rtts.at(network)) : ordered_json();
+  const std::string payload = arm.settings.value("payload", "OK");
+  auto bytes = ParseSize(payload);
+  j["payload_bytes"] = payload == "OK" ? ordered_json(3) : bytes ? ordered_json(*bytes) : ordered_json();
+  j["rate"] = arm.settings.value("rate", 0.0);
+  const bool failed = arm.status == "failed";
+  j["status"] = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
+  j["failure"] = failed ? ordered_json(arm.failure) : ordered_json();
+  j["trials"] = {{"planned", planned}, {"done", a.trials.size()}, {"valid", a.valid.size()}};
+  j["connections"] = a.connections;
+  j["errors"] = a.errors;
+  ordered_json phases = ordered_json::object();
+  for (Phase p : kAllPhases) {
+    const auto& s = a.phases[static_cast<size_t>(p)];
+    if (s) phases[std::string(PhaseName(p))] = PhaseJson(*s, bo);
+  }
+  j["phases"] = std::move(phases);
+  j["bytes"] = {{"handshake_written", Num(Mean(a.written, a.handshakes))},
+                {"handshake_read", Num(Mean(a.read, a.handshakes))},
+                {"client_hello", Num(Mean(a.ch, a.ch_n))},
+                {"server_hello", Num(Mean(a.sh, a.sh_n))},
+                {"certificate", Num(Mean(a.cert, a.cert_n))},
+                {"certificate_verify", Num(Mean(a.cv, a.cv_n))},
+                // Everything the client read until its handshake finished: the server's
+                // first flight with its record framing (what the initial window must hold).
+                {"server_first_flight", Num(Mean(a.read, a.handshakes))}};
+  j["cpu"] = {{"server_us_per_handshake",
+               Num(a.server_handshakes > 0
+                       ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
+                       : NAN)},
+              {"client_us_per_connection",
+               Num(a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections)
+                                     : NAN)},
+              {"floor_server_us", nullptr},
+              {"floor_client_us", nullptr}};
+  ordered_json outliers = ordered_json::array();
+  for (Phase p : {Phase::kHandshake, Phase::kTtfb, Phase::kTotal}) {
+    const auto& s = a.phases[static_cast<size_t>(p)];
+    if (!s) continue;
+    for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
+      for (const OutlierTrial& o : FindOutlierTrials(SpreadBetweenTrials(*s, stat), stat)) {
+        const results::StoredTrial* t = a.valid[s->input_index(o.trial)];
+        outliers.push_back({{"trial", t->block + 1},
+                            {"seq", t->seq},
+                            {"phase", PhaseName(p)},
+                            {"statistic", StatisticName(stat)},
+                            {"value", Num(o.value)},
+                            {"others_median", Num(o.others_median)},
+                            {"reason", o.reason}});
+      }
+    }
+  }
+  j["outliers"] = std::move(outliers);
+  return j;
+}
+
+// Comparisons: for each factor that varies, every arm against the arm that differs from it
+// only in that factor, where the factor takes its first value (the baseline, e.g. X25519).
+ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std::string>& factors,
+                         const BootstrapOptions& bo) {
+  ordered_json out = ordered_json::array();
+  for (const std::string& f : factors) {
+    const std::string baseline = Factor(*arms.front().arm, f);
+    for (const ArmData& b : arms) {
+      const std::string to = Factor(*b.arm, f);
+      if (to == baseline) continue;
+      const ArmData* a = nullptr;
+      for (const ArmData& cand : arms) {
+        if (Factor(*cand.arm, f) != baseline) continue;
+        bool same = true;
+        for (const std::string& g : factors) {
+          if (g != f && Factor(*cand.arm, g) != Factor(*b.arm, g)) same = false;
+        }
+        if (same) a = &cand;
+      }
+      if (a == nullptr) continue;
+      for (Phase p : kAllPhases) {
+        const auto& sa = a->phases[static_cast<size_t>(p)];
+        const auto& sb = b.phases[static_cast<size_t>(p)];
+        if (!sa || !sb) continue;
+        ordered_json diffs = ordered_json::object();
+        for (Statistic stat : kStatistics) {
+          const Interval d = DifferenceInterval(*sa, *sb, stat, bo);
+          const Verdict v = MakeVerdict(d);
+          diffs[std::string(StatisticName(stat))] = {{"estimate", Num(d.estimate)},
+                                                     {"lo", Num(d.lo)},
+                                                     {"hi", Num(d.hi)},
+                                                     {"detectable", v.detectable},
+                                                     {"verdict", v.text}};
+        }
+        out.push_back({{"phase", PhaseName(p)},
+                       {"factor", f},
+                       {"baseline", a->arm->id},
+                       {"arm", b.arm->id},
+                       {"from", baseline},
+                       {"to", to},
+                       {"diffs", std::move(diffs)}});
+      }
+    }
+  }
+  return out;
+}
+
+double SummaryPhase(const nlohmann::json& summary, const char* phase, const char* stat) {
+  const auto* p = summary.contains("phases") ? &summary["phases"] : nullptr;
+  if (p == nullptr || !p->contains(phase) || !(*p)[phase].contains(stat)) return NAN;
+  const auto& v = (*p)[phase][stat];
+  return v.is_number() ? v.get<double>() : NAN;
+}
+
+}  // namespace
+
+Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun& run,
+                                       const SummaryOptions& options) {
+  BootstrapOptions bo;
+  bo.resamples = options.resamples;
+  bo.confidence = options.confidence;
+  bo.seed = run.info.seed;
+
+  std::vector<ArmData> arms(run.arms.size());
+  std::map<uint32_t, size_t> index;
+  for (size_t i = 0; i < run.arms.size(); ++i) {
+    arms[i].arm = &run.arms[i];
+    index[run.arms[i].id] = i;
+  }
+  for (const results::StoredTrial& t : run.trials) {
+    auto it = index.find(t.arm);
+    if (it == index.end()) {
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("{}: trial {} names arm {}, which does not exist", run.path,
+                                   t.seq, t.arm));
+    }
+    if (t.interrupted) continue;
+    ArmData& a = arms[it->second];
+    a.trials.push_back(&t);
+    if (t.valid) a.valid.push_back(&t);
+  }
+  for (ArmData& a : arms) {
+    if (Status st = LoadArm(db, a); !st) return st.error();
+  }
+
+  // Factors that vary between arms, in the scenario's order.
+  std::vector<std::string> varying;
+  if (!run.arms.empty()) {
+    for (const auto& [name, v] : run.arms.front().factors.items()) {
+      for (const results::StoredArm& a : run.arms) {
+        if (Factor(a, name) != Factor(run.arms.front(), name)) {
+          varying.push_back(name);
+          break;
+        }
+      }
+    }
+  }
+
+  const auto rtts = NetworkRtts(run);
+  const uint32_t planned_per_arm =
+      run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());
+  ordered_json doc;
+  doc["schema"] = "pqc-bench/summary/1";
+  doc["run"] = {{"dir", run.path},
+                {"scenario", run.info.scenario},
+                {"scenario_file", run.info.scenario_file},
+                {"title", run.info.title},
+                {"tool_version", run.info.tool_version},
+                {"git_commit", run.info.git_commit},
+                {"openssl_version", run.info.openssl_version},
+                {"cpu_model", run.info.cpu_model},
+                {"cores", run.info.cores},
+                {"kernel", run.info.kernel},
+                {"hostname", run.info.hostname},
+                {"started", run.info.started},
+                {"ended", run.ended.empty() ? ordered_json() : ordered_json(run.ended)},
+                {"complete", run.complete},
+                {"target", run.info.target},
+                {"seed", run.info.seed},
+                {"full", run.info.options.value("full", false)},
+                {"trials_planned", run.info.trials_planned},
+                {"trials_done", run.trials.size()},
+                {"confidence", options.confidence},
+                {"resamples", options.resamples}};
+  doc["factors"] = varying;
+  ordered_json arm_list = ordered_json::array();
+  for (const ArmData& a : arms) arm_list.push_back(ArmJson(a, rtts, bo, planned_per_arm));
+  doc["arms"] = std::move(arm_list);
+  doc["comparisons"] = arms.empty() ? ordered_json::array() : Comparisons(arms, varying, bo);
+  ordered_json trials = ordered_json::array();
+  std::map<uint32_t, uint32_t> per_arm;
+  for (const results::StoredTrial& t : run.trials) {
+    const double cpu = t.server_cpu_s && t.server_handshakes && *t.server_handshakes > 0
+                           ? *t.server_cpu_s * 1e6 / static_cast<double>(*t.server_handshakes)
+                           : NAN;
+    trials.push_back({{"arm", t.arm},
+                      {"index", per_arm[t.arm]++},
+                      {"block", t.block},
+                      {"seq", t.seq},
+                      {"valid", t.valid},
+                      {"interrupted", t.interrupted},
+                      {"reasons", t.reasons},
+                      {"started", t.started},
+                      {"handshake_p50", Num(SummaryPhase(t.summary, "handshake", "p50"))},
+                      {"handshake_p99", Num(SummaryPhase(t.summary, "handshake", "p99"))},
+                      {"server_cpu_us_per_handshake", Num(cpu)}});
+  }
+  doc["trials"] = std::move(trials);
+  return doc;
+}
+
+}  // namespace pqc::report

@@ -1,0 +1,25 @@
+// study_summary — a stored run turned into the one document every reporter prints (schema
+// "pqc-bench/summary/1", see docs/summary-json.md): per arm and phase, percentiles pooled
+// over the valid trials' raw connections with bootstrap intervals and the spread between
+// trials; outlier trials flagged; and for each pair of arms that differ in one factor, the
+// difference with its interval and a verdict. All statistics happen here, once, so the
+// terminal table, Markdown, CSV, JSON and HTML can never disagree.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "results/run_reader.h"
+#include "results/sqlite_db.h"
+
+namespace pqc::report {
+
+struct SummaryOptions {
+  int resamples = 1000;     // bootstrap resamples per interval
+  double confidence = 0.95;
+};
+
+Result<nlohmann::ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun& run,
+                                                 const SummaryOptions& options = {});
+
+}  // namespace pqc::report

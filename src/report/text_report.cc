@@ -1,0 +1,184 @@
+#include "report/text_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "report/table.h"
+
+namespace pqc::report {
+namespace {
+
+using nlohmann::ordered_json;
+constexpr std::array<const char*, 5> kPhases = {"connect", "handshake", "ttfb", "response", "total"};
+
+double Get(const ordered_json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return NAN;
+  return j[key].get<double>();
+}
+
+// Ms: µs → "0.890" ms with microsecond precision; "-" when undefined.
+std::string Ms(double us) { return std::isfinite(us) ? fmt::format("{:.3f}", us / 1000.0) : "-"; }
+std::string Bytes(double b) { return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-"; }
+std::string Us(double us) { return std::isfinite(us) ? fmt::format("{:.1f}", us) : "-"; }
+
+// Overhead: the comparison of `arm` against its baseline in the first varying factor, for
+// one phase and statistic ("" when the arm is a baseline or has none).
+std::string Overhead(const ordered_json& s, uint64_t arm, const char* phase, const char* stat) {
+  for (const auto& c : s["comparisons"]) {
+    if (c["arm"] != arm || c["phase"] != phase) continue;
+    if (!s["factors"].empty() && c["factor"] != s["factors"][0]) continue;
+    return fmt::format("{} (vs {})", c["diffs"][stat]["verdict"].get<std::string>(),
+                       c["from"].get<std::string>());
+  }
+  return "";
+}
+
+void Heading(std::ostream& out, TextStyle style, const std::string& text) {
+  out << '\n' << (style == TextStyle::kMarkdown ? "## " : "") << text << "\n";
+  if (style == TextStyle::kMarkdown) out << '\n';
+}
+
+void Print(std::ostream& out, TextStyle style, const Table& t) {
+  if (style == TextStyle::kMarkdown) {
+    WriteMarkdownTable(out, t);
+  } else {
+    WriteTextTable(out, t);
+  }
+}
+
+void Header(std::ostream& out, const ordered_json& s, TextStyle style) {
+  const ordered_json& r = s["run"];
+  out << (style == TextStyle::kMarkdown ? "# " : "") << r["title"].get<std::string>() << '\n';
+  if (style == TextStyle::kMarkdown) out << '\n';
+  out << fmt::format(
+      "{} · {} of {} trials · target {} · {} · {} ({} cores) · {} · pqc-bench {} ({})\n",
+      r["complete"].get<bool>() ? "complete" : "INCOMPLETE (interrupted; run --resume DIR)",
+      r["trials_done"].get<uint64_t>(), r["trials_planned"].get<uint64_t>(),
+      r["target"].get<std::string>(), r["openssl_version"].get<std::string>(),
+      r["cpu_model"].get<std::string>(), r["cores"].get<uint64_t>(),
+      r["kernel"].get<std::string>(), r["tool_version"].get<std::string>(),
+      r["git_commit"].get<std::string>());
+  out << fmt::format("started {}{}; latencies in ms; intervals: {:.0f} % bootstrap over the "
+                     "valid trials' connections\n",
+                     r["started"].get<std::string>(),
+                     r["ended"].is_string() ? ", ended " + r["ended"].get<std::string>() : "",
+                     r["confidence"].get<double>() * 100);
+}
+
+void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const char* phase) {
+  Table t;
+  t.headers = {"arm", "trials", "conns", "min", "mean", "p50", "p95", "p99", "max",
+               "p50 overhead [95 % CI]", "p99 overhead [95 % CI]"};
+  t.right = {false, true, true, true, true, true, true, true, true, false, false};
+  for (const auto& a : s["arms"]) {
+    if (!a["phases"].contains(phase)) continue;
+    const ordered_json& p = a["phases"][phase];
+    const uint64_t id = a["id"].get<uint64_t>();
+    t.rows.push_back({a["label"].get<std::string>(),
+                      fmt::format("{}/{}", a["trials"]["valid"].get<uint64_t>(),
+                                  a["trials"]["done"].get<uint64_t>()),
+                      fmt::format("{}", p["count"].get<uint64_t>()), Ms(Get(p, "min")),
+                      Ms(Get(p, "mean")), Ms(Get(p, "p50")), Ms(Get(p, "p95")),
+                      Ms(Get(p, "p99")), Ms(Get(p, "max")), Overhead(s, id, phase, "p50"),
+                      Overhead(s, id, phase, "p99")});
+  }
+  if (t.rows.empty()) return;
+  Heading(out, style, fmt::format("{} (ms)", phase));
+  Print(out, style, t);
+}
+
+void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
+  Table t;
+  t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B",
+               "server CPU us/handshake", "client CPU us/conn"};
+  t.right = {false, true, true, true, true, true, true};
+  for (const auto& a : s["arms"]) {
+    if (a["status"] == "failed") continue;
+    const ordered_json& b = a["bytes"];
+    t.rows.push_back({a["label"].get<std::string>(), Bytes(Get(b, "client_hello")),
+                      Bytes(Get(b, "certificate")), Bytes(Get(b, "certificate_verify")),
+                      Bytes(Get(b, "server_first_flight")),
+                      Us(Get(a["cpu"], "server_us_per_handshake")),
+                      Us(Get(a["cpu"], "client_us_per_connection"))});
+  }
+  if (t.rows.empty()) return;
+  Heading(out, style, "bytes on the wire and CPU (means)");
+  Print(out, style, t);
+}
+
+void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
+  std::vector<std::string> lines;
+  for (const auto& a : s["arms"]) {
+    const std::string label = a["label"].get<std::string>();
+    if (a["status"] == "failed") {
+      lines.push_back(fmt::format("FAILED {}: {}", label, a["failure"].get<std::string>()));
+    } else if (a["status"] == "invalid") {
+      lines.push_back(fmt::format("INVALID {}: no valid trial (see the trials below)", label));
+    }
+    for (const auto& o : a["outliers"]) {
+      lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label,
+                                  o["trial"].get<uint64_t>(), o["phase"].get<std::string>(),
+                                  o["statistic"].get<std::string>(), o["reason"].get<std::string>()));
+    }
+  }
+  for (const auto& t : s["trials"]) {
+    if (t["valid"].get<bool>()) continue;
+    std::string reasons;
+    for (const auto& r : t["reasons"]) reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    lines.push_back(fmt::format("invalid trial: arm {} block {}: {}", t["arm"].get<uint64_t>(),
+                                t["block"].get<uint64_t>() + 1,
+                                t["interrupted"].get<bool>() ? "interrupted" : reasons));
+  }
+  if (lines.empty()) return;
+  Heading(out, style, "problems");
+  for (const std::string& l : lines) out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
+}
+
+std::string Csv(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string e = "\"";
+  for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return e + "\"";
+}
+
+std::string CsvNum(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+
+}  // namespace
+
+void WriteStudyText(std::ostream& out, const ordered_json& s, TextStyle style) {
+  Header(out, s, style);
+  for (const char* phase : kPhases) PhaseTable(out, s, style, phase);
+  CostTable(out, s, style);
+  Problems(out, s, style);
+}
+
+void WriteStudyCsv(std::ostream& out, const ordered_json& s) {
+  // Fixed columns whatever the data (STYLE.md): the factors go into one "factors" cell.
+  out << "arm,label,factors,status,phase,count,min_us,mean_us,p50_us,p95_us,p99_us,max_us,"
+         "p50_lo_us,p50_hi_us,p99_lo_us,p99_hi_us,trials_valid,trials_done\n";
+  for (const auto& a : s["arms"]) {
+    std::string factors;
+    for (const auto& [k, v] : a["factors"].items()) {
+      factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, v.get<std::string>());
+    }
+    const std::string head = fmt::format("{},{},{},{}", a["id"].get<uint64_t>(),
+                                         Csv(a["label"].get<std::string>()), Csv(factors),
+                                         a["status"].get<std::string>());
+    const std::string tail = fmt::format(",{},{}", a["trials"]["valid"].get<uint64_t>(),
+                                         a["trials"]["done"].get<uint64_t>());
+    if (a["phases"].empty()) out << head << ",,,,,,,,,,,," << tail << '\n';
+    for (const auto& [phase, p] : a["phases"].items()) {
+      out << head << ',' << phase << ',' << p["count"].get<uint64_t>();
+      for (const char* k : {"min", "mean", "p50", "p95", "p99", "max"}) out << ',' << CsvNum(Get(p, k));
+      for (const char* k : {"p50", "p99"}) {
+        const auto& ci = p["ci"][k];
+        out << ',' << (ci[0].is_number() ? CsvNum(ci[0].get<double>()) : "") << ','
+            << (ci[1].is_number() ? CsvNum(ci[1].get<double>()) : "");
+      }
+      out << tail << '\n';
+    }
+  }
+}
+
+}  // namespace pqc::report

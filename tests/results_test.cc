@@ -1,0 +1,287 @@
+// results_test — the results database on a real SQLite file: every recorded field survives
+// the round trip, a trial is all-or-nothing, an interrupted trial is replaced on resume, and
+// a foreign or corrupt file is refused with a message that says what it is.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "results/run_reader.h"
+#include "results/run_writer.h"
+#include "results/schema.h"
+
+namespace pqc::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ResultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pqc-results-test-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const char* name = "results.sqlite") const { return (dir_ / name).string(); }
+
+  static RunInfo Info() {
+    RunInfo i;
+    i.scenario = "t";
+    i.scenario_file = "scenarios/t.toml";
+    i.scenario_text = "title = \"t\"\n";
+    i.title = "a title with 'quotes' and \"more\"";
+    i.options = {{"full", false}};
+    i.tool_version = "0.1.0";
+    i.git_commit = "abc";
+    i.openssl_version = "OpenSSL 3.5.7";
+    i.cpu_model = "cpu";
+    i.cores = 2;
+    i.kernel = "Linux 6";
+    i.hostname = "h";
+    i.target = "embedded";
+    i.seed = 7;
+    i.trials_planned = 2;
+    i.started = "2026-11-30T03:00:00Z";
+    return i;
+  }
+  static std::vector<ArmRow> Arms() {
+    nlohmann::ordered_json f1 = {{"mode", "fresh"}, {"group", "X25519"}};  // order kept
+    nlohmann::ordered_json f2 = {{"mode", "fresh"}, {"group", "X25519MLKEM768"}};
+    return {{1, "X25519", f1, {{"rate", 100}}}, {2, "X25519MLKEM768", f2, {{"rate", 100}}}};
+  }
+  // Load: n connections with every field set to something distinct, 2 requests each.
+  static LoadResult Load(uint64_t n) {
+    LoadResult r;
+    for (uint64_t i = 0; i < n; ++i) {
+      ConnectionRecord c;
+      c.id = i;
+      c.thread = static_cast<uint16_t>(i % 3);
+      c.mode = i % 2 ? ConnMode::kResume : ConnMode::kFresh;
+      c.measured = i > 0;
+      c.offered_session = i % 2 == 1;
+      c.intended_start = static_cast<Nanos>(1000 + i);
+      c.actual_start = c.intended_start + 5;
+      c.tcp_established = c.actual_start + 100;
+      c.tls_done = c.tcp_established + 900;
+      c.closed = c.tls_done + 400;
+      c.first_request = static_cast<uint32_t>(r.requests.size());
+      c.request_count = 2;
+      c.handshake_bytes_written = 1500 + i;
+      c.handshake_bytes_read = 3400 + i;
+      c.client_hello_bytes = 1400;
+      c.server_hello_bytes = 1200;
+      c.certificate_bytes = i % 2 ? 0 : 700;
+      c.certificate_verify_bytes = i % 2 ? 0 : 80;
+      c.group = "X25519MLKEM768";
+      c.signature_scheme = i % 2 ? 0 : 0x0403;
+      c.cipher = "TLS_AES_256_GCM_SHA384";
+      c.resumed = i % 2 == 1;
+      c.hrr = i == 3;
+      if (i == 4) {
+        c.error = ErrorClass::kTlsAlert;
+        c.error_detail = "handshake_failure";
+        c.request_count = 0;
+      }
+      for (uint32_t k = 0; k < c.request_count; ++k) {
+        r.requests.push_back({c.tls_done + 10 + k, c.tls_done + 20 + k, c.tls_done + 30 + k,
+                              200, 3});
+      }
+      r.connections.push_back(c);
+    }
+    r.measure_start = 1001;
+    r.measure_end = 99999;
+    return r;
+  }
+  static TrialRow Trial(uint32_t arm, uint32_t seq, const LoadResult* load) {
+    TrialRow t;
+    t.arm = arm;
+    t.block = seq / 2;
+    t.seq = seq;
+    t.started = "2026-11-30T03:00:01Z";
+    t.ended = "2026-11-30T03:00:11Z";
+    t.valid = seq != 1;
+    if (!t.valid) t.reasons = {"lag p99 1.4 ms over 1 ms"};
+    t.summary = {{"connections", load->connections.size()}};
+    t.target = {{"cpu_user_s", 1.5}};
+    t.server_cpu_s = 2.25;
+    t.server_handshakes = 1000;
+    t.client_cpu_s = 1.75;
+    t.mono_anchor_ns = 5;
+    t.wall_anchor_ns = 1'700'000'000'000'000'000;
+    t.load = load;
+    return t;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
+  const LoadResult load = Load(6);
+  {
+    auto w = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(w) << w.error().message;
+    ASSERT_TRUE(w->WriteTrial(Trial(2, 0, &load)));
+    ASSERT_TRUE(w->WriteTrial(Trial(1, 1, &load)));
+    ASSERT_TRUE(w->MarkArmFailed(2, "cannot"));
+    ASSERT_TRUE(w->Finish("2026-11-30T03:01:00Z", true));
+  }
+  auto db = OpenResults(dir_.string());  // a directory works as well as the file
+  ASSERT_TRUE(db) << db.error().message;
+  auto run = ReadRun(*db);
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->info.title, Info().title);
+  EXPECT_EQ(run->info.cores, 2u);
+  EXPECT_EQ(run->info.seed, 7u);
+  EXPECT_EQ(run->info.options["full"], false);
+  EXPECT_TRUE(run->complete);
+  EXPECT_EQ(run->ended, "2026-11-30T03:01:00Z");
+  ASSERT_EQ(run->arms.size(), 2u);
+  EXPECT_EQ(run->arms[0].factors.begin().key(), "mode") << "factor order is kept";
+  EXPECT_EQ(run->arms[0].status, "measured");
+  EXPECT_EQ(run->arms[1].status, "failed");
+  EXPECT_EQ(run->arms[1].failure, "cannot");
+  ASSERT_EQ(run->trials.size(), 2u);
+  EXPECT_EQ(run->trials[0].arm, 2u);
+  EXPECT_TRUE(run->trials[0].valid);
+  EXPECT_FALSE(run->trials[1].valid);
+  EXPECT_EQ(run->trials[1].reasons, std::vector<std::string>{"lag p99 1.4 ms over 1 ms"});
+  EXPECT_DOUBLE_EQ(*run->trials[0].server_cpu_s, 2.25);
+  EXPECT_EQ(*run->trials[0].server_handshakes, 1000u);
+
+  auto rec = ReadTrialRecords(*db, run->trials[0].id);
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->load.connections.size(), load.connections.size());
+  ASSERT_EQ(rec->load.requests.size(), load.requests.size());
+  for (size_t i = 0; i < load.connections.size(); ++i) {
+    const ConnectionRecord& a = load.connections[i];
+    const ConnectionRecord& b = rec->load.connections[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.thread, b.thread);
+    EXPECT_EQ(a.mode, b.mode);
+    EXPECT_EQ(a.measured, b.measured);
+    EXPECT_EQ(a.offered_session, b.offered_session);
+    EXPECT_EQ(a.intended_start, b.intended_start);
+    EXPECT_EQ(a.actual_start, b.actual_start);
+    EXPECT_EQ(a.tcp_established, b.tcp_established);
+    EXPECT_EQ(a.tls_done, b.tls_done);
+    EXPECT_EQ(a.closed, b.closed);
+    EXPECT_EQ(a.first_request, b.first_request);
+    EXPECT_EQ(a.request_count, b.request_count);
+    EXPECT_EQ(a.handshake_bytes_written, b.handshake_bytes_written);
+    EXPECT_EQ(a.handshake_bytes_read, b.handshake_bytes_read);
+    EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
+    EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
+    EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);
+    EXPECT_EQ(a.certificate_verify_bytes, b.certificate_verify_bytes);
+    EXPECT_EQ(a.group, b.group);
+    EXPECT_EQ(a.signature_scheme, b.signature_scheme);
+    EXPECT_STREQ(a.cipher, b.cipher);
+    EXPECT_EQ(a.resumed, b.resumed);
+    EXPECT_EQ(a.hrr, b.hrr);
+    EXPECT_EQ(a.error, b.error);
+    EXPECT_EQ(a.error_detail, b.error_detail);
+  }
+  for (size_t i = 0; i < load.requests.size(); ++i) {
+    EXPECT_EQ(load.requests[i].sent, rec->load.requests[i].sent);
+    EXPECT_EQ(load.requests[i].first_byte, rec->load.requests[i].first_byte);
+    EXPECT_EQ(load.requests[i].last_byte, rec->load.requests[i].last_byte);
+    EXPECT_EQ(load.requests[i].status, rec->load.requests[i].status);
+    EXPECT_EQ(load.requests[i].body_bytes, rec->load.requests[i].body_bytes);
+  }
+}
+
+TEST_F(ResultsTest, ATrialIsAllOrNothingAndResumeReplacesInterruptedTrials) {
+  const LoadResult load = Load(4);
+  {
+    auto w = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->WriteTrial(Trial(1, 0, &load)));
+    // The same seq again violates UNIQUE after the connections would have gone in: nothing
+    // of the failed trial may remain.
+    EXPECT_FALSE(w->WriteTrial(Trial(1, 0, &load)));
+    TrialRow cut = Trial(2, 1, &load);
+    cut.interrupted = true;
+    ASSERT_TRUE(w->WriteTrial(cut));
+    // No Finish: as after a crash.
+  }
+  {
+    auto db = OpenResults(Path());
+    ASSERT_TRUE(db);
+    auto run = ReadRun(*db);
+    ASSERT_TRUE(run);
+    EXPECT_FALSE(run->complete);
+    EXPECT_TRUE(run->ended.empty());
+    ASSERT_EQ(run->trials.size(), 2u);
+    auto rec = ReadTrialRecords(*db, run->trials[0].id);
+    ASSERT_TRUE(rec);
+    EXPECT_EQ(rec->load.connections.size(), 4u) << "the failed duplicate added no rows";
+  }
+  auto w = RunWriter::Reopen(Path());
+  ASSERT_TRUE(w) << w.error().message;
+  auto run = ReadRun(w->db());
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->trials.size(), 1u) << "the interrupted trial is removed so that it runs again";
+  EXPECT_EQ(run->trials[0].seq, 0u);
+  ASSERT_TRUE(w->WriteTrial(Trial(2, 1, &load)));
+  ASSERT_TRUE(w->Finish("2026-11-30T03:09:00Z", true));
+}
+
+TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {
+  {
+    auto w = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(w);
+  }
+  auto again = RunWriter::Create(Path(), Info(), Arms());
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("exists already"), std::string::npos);
+
+  auto missing = OpenResults(Path("nope.sqlite"));
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no results database"), std::string::npos);
+
+  {
+    std::ofstream(Path("text.sqlite")) << "this is not a database, just some text\n";
+  }
+  auto text = OpenResults(Path("text.sqlite"));
+  ASSERT_FALSE(text);
+  EXPECT_NE(text.error().message.find("not a pqc-bench results database"), std::string::npos)
+      << text.error().message;
+
+  {
+    auto foreign = Db::Open(Path("foreign.sqlite"), true, false);
+    ASSERT_TRUE(foreign);
+    ASSERT_TRUE(foreign->Exec("CREATE TABLE people(name TEXT)"));
+  }
+  auto f = OpenResults(Path("foreign.sqlite"));
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.error().message.find("not a pqc-bench results database"), std::string::npos)
+      << f.error().message;
+
+  {
+    auto newer = Db::Open(Path("newer.sqlite"), true, false);
+    ASSERT_TRUE(newer);
+    ASSERT_TRUE(CreateSchema(*newer));
+    ASSERT_TRUE(newer->Exec("UPDATE meta SET value = '99' WHERE key = 'version'"));
+  }
+  auto n = OpenResults(Path("newer.sqlite"));
+  ASSERT_FALSE(n);
+  EXPECT_NE(n.error().message.find("version 99"), std::string::npos) << n.error().message;
+
+  // Corrupt JSON inside an otherwise valid database.
+  {
+    auto db = Db::Open(Path(), false, false);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(db->Exec("UPDATE arms SET settings_json = '{not json' WHERE id = 1"));
+  }
+  auto db = OpenResults(Path());
+  ASSERT_TRUE(db);
+  auto run = ReadRun(*db);
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().message.find("corrupt results database"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pqc::results
