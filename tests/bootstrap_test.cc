@@ -210,6 +210,17 @@ TEST(PercentileReplicates, MatchBruteForceStratifiedBootstrap) {
   }
 }
 
+TEST(PercentileReplicates, NothingToDrawGivesNoReplicates) {
+  std::mt19937_64 rng(1);
+  EXPECT_TRUE(PercentileReplicates(PooledSamples(TrialSamples{}), 0.5, 10, rng).empty());
+  const PooledSamples pooled(TrialSamples{{1, 2, 3}});
+  EXPECT_TRUE(PercentileReplicates(pooled, NAN, 10, rng).empty());
+  EXPECT_TRUE(PercentileReplicates(pooled, 0.5, 0, rng).empty());
+  // One sample: every resample is that sample.
+  EXPECT_EQ(PercentileReplicates(PooledSamples(TrialSamples{{7}}), 0.99, 3, rng),
+            (std::vector<double>{7, 7, 7}));
+}
+
 TEST(PercentileReplicates, TheComparisonCanTellStratifiedFromPooledResampling) {
   // The check above has power: resampling the pooled values (ignoring trials) gives a
   // clearly different median distribution when trials differ in location and size.

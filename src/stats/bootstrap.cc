@@ -11,8 +11,8 @@ namespace pqc {
 namespace {
 
 bool ValidOptions(const BootstrapOptions& options) {
-  return options.resamples >= 1 && options.confidence > 0 && options.confidence < 1 &&
-         options.min_tail >= 0;
+  return options.resamples >= 1 && options.resamples <= BootstrapOptions::kMaxResamples &&
+         options.confidence > 0 && options.confidence < 1 && options.min_tail >= 0;
 }
 
 // IntervalDefined: whether `samples` support an interval of `statistic` (see bootstrap.h).
@@ -47,7 +47,10 @@ double NormalZ(double confidence) {
 std::vector<double> PercentileReplicates(const PooledSamples& samples, double q, int resamples,
                                          std::mt19937_64& rng) {
   std::vector<double> replicates;
-  if (samples.size() == 0 || resamples <= 0) return replicates;
+  if (samples.size() == 0 || std::isnan(q) || resamples <= 0 ||
+      resamples > BootstrapOptions::kMaxResamples) {
+    return replicates;
+  }
   replicates.reserve(static_cast<size_t>(resamples));
   OrderStatisticResampler resampler(samples);
   for (int i = 0; i < resamples; ++i) replicates.push_back(resampler.ResampledPercentile(q, rng));

@@ -40,10 +40,13 @@
 
 namespace pqc {
 
-// BootstrapOptions: valid when resamples ≥ 1 (1000 is the usual minimum for 95 % percentile
-// intervals), 0 < confidence < 1, min_tail ≥ 0. With invalid options every interval bound is
-// NaN (the estimate is still given).
+// BootstrapOptions: valid when 1 ≤ resamples ≤ kMaxResamples (1000 is the usual minimum for
+// 95 % percentile intervals; the cap keeps a typo from allocating gigabytes), 0 < confidence
+// < 1, min_tail ≥ 0. With invalid options every interval bound is NaN (the estimate is still
+// given).
 struct BootstrapOptions {
+  static constexpr int kMaxResamples = 1'000'000;
+
   int resamples = 1000;
   double confidence = 0.95;
   uint64_t seed = 1;
@@ -71,7 +74,8 @@ Interval DifferenceInterval(const TrialSamples& a, const TrialSamples& b, Statis
 // PercentileReplicates: `resamples` bootstrap replicates of the type-7 q-quantile (stratified
 // resampling, exact; see order_statistic_resampler.h), in draw order. Exposed for tests and
 // for callers that need the replicate distribution itself.
-// Preconditions: samples.size() ≥ 1, 0 ≤ q ≤ 1, resamples ≥ 0.
+// Preconditions: 0 ≤ q ≤ 1 (clamped); empty when there are no samples, q is NaN or resamples
+// is outside [1, kMaxResamples].
 std::vector<double> PercentileReplicates(const PooledSamples& samples, double q, int resamples,
                                          std::mt19937_64& rng);
 
