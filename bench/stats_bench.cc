@@ -11,6 +11,7 @@
 #include "stats/bootstrap.h"
 #include "stats/percentiles.h"
 #include "stats/pooled_samples.h"
+#include "stats/trial_spread.h"
 
 namespace pqc {
 namespace {
@@ -65,6 +66,15 @@ void BM_DifferenceOfPooled(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DifferenceOfPooled)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// SpreadOfPooled: per-trial p99 read off the prepared arm (one pass, no sorting).
+void BM_SpreadOfPooled(benchmark::State& state) {
+  const PooledSamples pooled(Arm(static_cast<size_t>(state.range(0)), 3, 8));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(SpreadBetweenTrials(pooled, Statistic::kP99));
+  }
+}
+BENCHMARK(BM_SpreadOfPooled)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 // NaiveBootstrap: 1000 resamples drawn value by value and sorted (stratified), for scale.
 void BM_NaiveBootstrap(benchmark::State& state) {

@@ -47,10 +47,41 @@ TEST(SpreadBetweenTrials, PerTrialValuesAndRangeIgnoringEmptyTrials) {
   EXPECT_TRUE(std::isnan(none.min) && std::isnan(none.max));
 }
 
+TEST(SpreadBetweenTrials, FromPooledSamplesEqualsPerTrialSorting) {
+  // Ties across and within trials, an empty trial, a one-sample trial, NaN (skipped).
+  std::mt19937_64 rng(8);
+  std::uniform_int_distribution<int> small(0, 30);
+  TrialSamples trials(5);
+  for (size_t k = 0; k < 300; ++k) trials[0].push_back(small(rng));
+  for (size_t k = 0; k < 77; ++k) trials[2].push_back(small(rng) * 0.5);
+  trials[3] = {12.0};
+  for (size_t k = 0; k < 1001; ++k) trials[4].push_back(small(rng) + 3);
+  trials[4].push_back(NAN);
+  const PooledSamples pooled(trials);
+  for (Statistic s : {Statistic::kMean, Statistic::kP50, Statistic::kP95, Statistic::kP99}) {
+    const TrialSpread direct = SpreadBetweenTrials(trials, s);
+    const TrialSpread fast = SpreadBetweenTrials(pooled, s);
+    ASSERT_EQ(fast.per_trial.size(), 5u);
+    EXPECT_TRUE(std::isnan(fast.per_trial[1]));
+    for (size_t t : {0, 2, 3, 4}) {
+      EXPECT_NEAR(fast.per_trial[t], direct.per_trial[t], 1e-12) << StatisticName(s) << t;
+    }
+    EXPECT_NEAR(fast.min, direct.min, 1e-12);
+    EXPECT_NEAR(fast.max, direct.max, 1e-12);
+  }
+  EXPECT_EQ(SpreadBetweenTrials(pooled, Statistic::kP50).per_trial[3], 12.0);
+  EXPECT_TRUE(
+      SpreadBetweenTrials(PooledSamples(TrialSamples{}), Statistic::kP99).per_trial.empty());
+}
+
 TEST(FindOutlierTrials, FlagsTheTrialWhoseP99IsTwentyTimesTheOthers) {
   // Trial 2 has 3 % of its connections at 39 ms: its p99 is 39000, the others' about 1990.
   const TrialSamples trials = {Trial(1), Trial(2), Trial(3, 0.03, 39000), Trial(4)};
   const auto flagged = FindOutlierTrials(trials, Statistic::kP99);
+  const auto from_pooled = FindOutlierTrials(
+      SpreadBetweenTrials(PooledSamples(trials), Statistic::kP99), Statistic::kP99);
+  ASSERT_EQ(from_pooled.size(), 1u);
+  EXPECT_EQ(from_pooled[0].trial, 2u);
   ASSERT_EQ(flagged.size(), 1u);
   EXPECT_EQ(flagged[0].trial, 2u);
   EXPECT_EQ(flagged[0].value, 39000);

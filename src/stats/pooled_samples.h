@@ -28,6 +28,14 @@ class PooledSamples {
   std::span<const double> sorted() const { return values_; }
   // trial_count: number of non-empty trials (T); trials are renumbered 0..T−1 in input order.
   size_t trial_count() const { return trial_sizes_.size(); }
+  // input_trial_count: number of trials in the input, empty ones included.
+  size_t input_trial_count() const { return input_trial_count_; }
+  // input_index: the input position of non-empty trial t.
+  size_t input_index(size_t t) const { return input_index_[t]; }
+  // TrialAt: the trial (0..T−1) of sorted()[position]. Precondition: position < size().
+  size_t TrialAt(size_t position) const { return trial_of_.empty() ? 0 : trial_of_[position]; }
+  // trial_mean: the mean of non-empty trial t alone.
+  double trial_mean(size_t t) const { return trial_means_[t]; }
   // trial_sizes: n_t of each non-empty trial; they sum to size().
   std::span<const size_t> trial_sizes() const { return trial_sizes_; }
   size_t skipped_nan() const { return skipped_nan_; }
@@ -52,6 +60,9 @@ class PooledSamples {
   std::vector<uint32_t> trial_of_;     // trial of values_[i]; empty when T ≤ 1
   std::vector<uint32_t> checkpoints_;  // [b·T + t] = count of trial t before b·kBlock
   std::vector<size_t> trial_sizes_;
+  std::vector<size_t> input_index_;
+  std::vector<double> trial_means_;
+  size_t input_trial_count_ = 0;
   size_t skipped_nan_ = 0;
   double mean_ = Interval::kUndefined;
   double mean_variance_ = Interval::kUndefined;

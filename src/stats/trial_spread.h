@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "stats/pooled_samples.h"
 #include "stats/statistic.h"
 
 namespace pqc {
@@ -18,8 +19,12 @@ struct TrialSpread {
   double max = Interval::kUndefined;
 };
 
-// SpreadBetweenTrials: the statistic of each trial (in any order; copies are sorted).
-// Preconditions: no NaN among the samples.
+// SpreadBetweenTrials: the statistic of each trial. NaN samples are skipped, as in
+// PooledSamples. The TrialSamples overload sorts a copy of each trial; the PooledSamples one
+// reads each trial's order statistics off the pooled order in one O(N) pass, so a report that
+// already prepared the arm for its intervals sorts nothing again. Both give the same values
+// (per-trial means may differ in the last bits: they are summed in another order).
 TrialSpread SpreadBetweenTrials(const TrialSamples& trials, Statistic statistic);
+TrialSpread SpreadBetweenTrials(const PooledSamples& pooled, Statistic statistic);
 
 }  // namespace pqc
