@@ -55,6 +55,7 @@ TEST(Percentile, ClampsQAndStaysWithinRangeAndMonotone) {
 
 TEST(Percentile, EmptyIsUndefined) {
   EXPECT_TRUE(std::isnan(Percentile(std::vector<double>{}, 0.5)));
+  EXPECT_TRUE(std::isnan(Percentile(std::vector<double>{1, 2}, NAN)));
 }
 
 TEST(Summarize, OneToHundredShuffled) {

@@ -6,7 +6,7 @@
 namespace pqc {
 
 double Percentile(std::span<const double> sorted, double q) {
-  if (sorted.empty()) return PhaseStats::kUndefined;
+  if (sorted.empty() || std::isnan(q)) return PhaseStats::kUndefined;
   q = std::clamp(q, 0.0, 1.0);
   const double h = static_cast<double>(sorted.size() - 1) * q;
   const double lower = std::floor(h);

@@ -16,7 +16,7 @@ namespace pqc {
 // It is chosen because it is continuous in q, never leaves [min, max], and gives exactly
 // min at q = 0, max at q = 1 and the usual median, so p99 of few samples is not a jump.
 // Preconditions: `sorted` ascending without NaN; 0 ≤ q ≤ 1 (clamped otherwise).
-// Returns NaN for an empty input: an undefined statistic, never a made-up zero.
+// Returns NaN for an empty input (an undefined statistic, never a made-up zero) or a NaN q.
 double Percentile(std::span<const double> sorted, double q);
 
 // PhaseStats — the fixed set of statistics every report shows for a phase, so that no output
