@@ -124,6 +124,11 @@ TEST(ChartSpecs, SpectrumPlacesTheTailOnAStretchedAxis) {
     }
   }
   EXPECT_TRUE(saw_p999 && saw_max);
+  EXPECT_FALSE(chart.spec["encoding"]["y"].contains("scale"));  // 0.7 to 7.5 ms: linear
+  // An RTT sweep spans 1 ms to 1.5 s: a log axis keeps the loopback arms readable.
+  const report::Chart sweep = report::SpectrumChart(LoadFixture("summary_rtt_sweep.json"));
+  EXPECT_EQ(sweep.spec["encoding"]["y"]["scale"]["type"], "log");
+  EXPECT_EQ(sweep.spec["encoding"]["color"]["scale"]["scheme"], "category20");  // 12 arms
 }
 
 TEST(ChartSpecs, RttSweepHasOneLinePerChain) {
@@ -213,6 +218,8 @@ TEST(HtmlReport, ShowsRunFactsFailuresAndWarnings) {
   std::string failed = Html(LoadFixture("summary_failed_slhdsa.json"));
   EXPECT_NE(failed.find("unknown certificate type"), std::string::npos);
   EXPECT_NE(failed.find("class=\"status-failed\""), std::string::npos);
+  EXPECT_NE(failed.find("Not in the charts, having no valid trial: slh-dsa-sha2-128f (failed)."),
+            std::string::npos);
 
   std::string incomplete = Html(LoadFixture("summary_incomplete.json"));
   EXPECT_NE(incomplete.find("INCOMPLETE: 3 of 6 trials done."), std::string::npos);

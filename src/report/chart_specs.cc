@@ -85,6 +85,11 @@ std::string SeriesName(const json& arm, const std::vector<std::string>& factors,
   return name.empty() ? "all arms" : name;
 }
 
+// ColorScheme: ten distinct colours suffice for most charts; past ten they would repeat.
+std::string ColorScheme(size_t series) {
+  return series > 10 ? "category20" : "tableau10";
+}
+
 std::string Percentile(double q) {
   if (q <= 0) return "min";
   if (q >= 1) return "max";
@@ -104,6 +109,7 @@ Chart SpectrumChart(const json& summary) {
     double q, us;
   };
   std::vector<Point> points;
+  json arm_order = json::array();   // legend in the summary's arm order
   std::vector<std::string> phases;  // in kPhases order, those with at least one spectrum
   std::map<std::string, std::set<std::string>> arms_by_phase;
   double tail = 0;  // the largest finite axis position
@@ -116,6 +122,9 @@ Chart SpectrumChart(const json& summary) {
         std::optional<double> q = Number(*point, "q"), us = Number(*point, "us");
         if (!q || !us || *q < 0 || *q > 1) continue;
         points.push_back({ArmName(*arm), std::string(phase), *q, *us});
+        if (std::find(arm_order.begin(), arm_order.end(), ArmName(*arm)) == arm_order.end()) {
+          arm_order.push_back(ArmName(*arm));
+        }
         arms_by_phase[std::string(phase)].insert(ArmName(*arm));
         if (*q < 1) tail = std::max(tail, -std::log10(1 - *q));
       }
@@ -145,6 +154,21 @@ Chart SpectrumChart(const json& summary) {
                             ? "handshake"
                             : phases.front();
   chart.series = arms_by_phase[initial].size();
+  // Arms far apart (an RTT sweep: 1 ms next to 300 ms) share a log axis, or the fast ones
+  // would lie flat on the floor. Judged on the phase shown first.
+  double min_us = 0, max_us = 0;
+  bool positive = true;  // a log axis cannot show 0 in any phase the selector may pick
+  for (const Point& p : points) {
+    positive = positive && p.us > 0;
+    if (p.phase != initial) continue;
+    min_us = min_us == 0 ? p.us : std::min(min_us, p.us);
+    max_us = std::max(max_us, p.us);
+  }
+  json y = {{"field", "ms"}, {"type", "quantitative"}, {"title", "latency (ms)"}};
+  if (positive && max_us > 30 * min_us) {
+    y["scale"] = {{"type", "log"}};
+    y["title"] = "latency (ms, log scale)";
+  }
   json spec = BaseSpec();
   spec["data"] = {{"values", rows}};
   spec["params"] =
@@ -165,8 +189,13 @@ Chart SpectrumChart(const json& summary) {
                                     "format(100 * (1 - pow(10, -datum.value)), '.2~f')",
                                     max_x)},
           {"grid", true}}}}},
-      {"y", {{"field", "ms"}, {"type", "quantitative"}, {"title", "latency (ms)"}}},
-      {"color", {{"field", "arm"}, {"type", "nominal"}, {"title", "arm"}}},
+      {"y", y},
+      {"color",
+       {{"field", "arm"},
+        {"type", "nominal"},
+        {"title", "arm"},
+        {"sort", arm_order},
+        {"scale", {{"scheme", ColorScheme(chart.series)}}}}},
       {"tooltip", json::array({{{"field", "arm"}},
                                {{"field", "phase"}},
                                {{"field", "percentile"}},
@@ -210,6 +239,9 @@ Chart PhaseBarsChart(const json& summary) {
   }
   if (rows.empty()) return Omitted(chart, "no arm has phase percentiles (no valid trial)");
   chart.series = arms.size();
+  // Panels wrap so that a row stays about as wide as the page (two bars of 14 px per arm).
+  int panel = static_cast<int>(arms.size()) * 28 + 90;
+  int columns = std::clamp(1100 / panel, 1, static_cast<int>(phases.size()));
 
   json x = {{"field", "arm"},
             {"type", "nominal"},
@@ -220,9 +252,8 @@ Chart PhaseBarsChart(const json& summary) {
   json spec = {
       {"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
       {"data", {{"values", rows}}},
-      {"facet",
-       {{"column",
-         {{"field", "phase"}, {"type", "nominal"}, {"sort", phases}, {"title", nullptr}}}}},
+      {"facet", {{"field", "phase"}, {"type", "nominal"}, {"sort", phases}, {"title", nullptr}}},
+      {"columns", columns},
       {"resolve", {{"scale", {{"y", "independent"}}}}},
       {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
   spec["spec"] = {
@@ -300,7 +331,10 @@ Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
   chart.series = series.size();
   json x = {{"field", "x"}, {"type", "quantitative"}, {"title", axis.x_title}};
   if (axis.log_x) x["scale"] = {{"type", "log"}};
-  json color = {{"field", "series"}, {"type", "nominal"}, {"title", nullptr}};
+  json color = {{"field", "series"},
+                {"type", "nominal"},
+                {"title", nullptr},
+                {"scale", {{"scheme", ColorScheme(chart.series)}}}};
   json spec = BaseSpec();
   spec["data"] = {{"values", rows}};
   spec["layer"] = json::array(

@@ -231,8 +231,19 @@ void WriteWarnings(const json& summary, std::ostream& out) {
   }
 }
 
-void WriteCharts(const std::vector<report::Chart>& charts, std::ostream& out) {
+void WriteCharts(const json& summary, const std::vector<report::Chart>& charts, std::ostream& out) {
   out << "<h2>Charts</h2>\n";
+  std::string left_out;
+  for (const json* arm : report::Items(summary, "arms")) {
+    std::string status = Text(*arm, "status", "unknown");
+    if (status == "ok") continue;
+    left_out +=
+        fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", report::ArmName(*arm), status);
+  }
+  if (!left_out.empty()) {
+    out << "<p class=\"muted\" id=\"not-charted\">Not in the charts, having no valid trial: "
+        << HtmlEscape(left_out) << ".</p>\n";
+  }
   for (const report::Chart& chart : charts) {
     out << "<h3>" << HtmlEscape(chart.title) << "</h3>\n";
     if (chart.drawn()) {
@@ -277,7 +288,7 @@ Status WriteHtmlReport(const json& summary, std::ostream& out) {
   WriteArmTable(summary, out);
   WriteComparisons(summary, out);
   WriteWarnings(summary, out);
-  WriteCharts(charts, out);
+  WriteCharts(summary, charts, out);
 
   out << "<footer>Written by pqc-bench " << HtmlEscape(PQC_VERSION) << ". Charts drawn with";
   std::string_view separator = " ";
