@@ -253,19 +253,11 @@ std::string ReadFile(const fs::path& path) {
   return text.str();
 }
 
-// Browse: writes the report for `fixture` and runs check_report.mjs on it.
-Browsed Browse(const std::string& fixture) {
+// RunChecker: check_report.mjs on `html`, its JSON result and exit status.
+Browsed RunChecker(const fs::path& html, const fs::path& png) {
   Browsed browsed;
-  fs::path dir = fs::path(PQC_REPORT_OUT_DIR);
-  fs::create_directories(dir);
-  std::string stem = fs::path(fixture).stem().string();
-  fs::path html = dir / (stem + ".html"), png = dir / (stem + ".png");
-  fs::path out_file = dir / (stem + ".out.json"), err_file = dir / (stem + ".err.txt");
-  {
-    std::ofstream out(html);
-    Status status = WriteHtmlReport(LoadFixture(fixture), out);
-    EXPECT_TRUE(status.ok()) << status.error().message;
-  }
+  fs::path out_file = fs::path(html).replace_extension(".out.json");
+  fs::path err_file = fs::path(html).replace_extension(".err.txt");
   fs::remove(png);
   std::vector<std::string> args = {
       PQC_NODE,     PQC_BROWSER_SCRIPT, "--modules",   PQC_WEB_MODULES_DIR, "--chromium",
@@ -294,19 +286,64 @@ Browsed Browse(const std::string& fixture) {
   return browsed;
 }
 
+fs::path OutDir() {
+  fs::path dir = fs::path(PQC_REPORT_OUT_DIR);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Browse: writes the report for `fixture` (build/tests/report_html/<fixture>.html) and checks
+// it in the browser, leaving the screenshot beside it.
+Browsed Browse(const std::string& fixture) {
+  std::string stem = fs::path(fixture).stem().string();
+  fs::path html = OutDir() / (stem + ".html");
+  {
+    std::ofstream out(html);
+    Status status = WriteHtmlReport(LoadFixture(fixture), out);
+    EXPECT_TRUE(status.ok()) << status.error().message;
+  }
+  return RunChecker(html, OutDir() / (stem + ".png"));
+}
+
+void ExpectBrowserTools() {
+  // Missing tools are a failed set-up, not a reason to skip: scripts/setup.sh installs them.
+  for (const auto& [what, path] :
+       {std::pair<std::string, std::string>{"Node.js (node)", PQC_NODE},
+        {"Chromium", PQC_CHROMIUM},
+        {"playwright-core", std::string(PQC_WEB_MODULES_DIR) + "/playwright-core"}}) {
+    ASSERT_TRUE(fs::exists(path)) << what << " not found at '" << path
+                                  << "': run scripts/setup.sh (it installs Chromium from "
+                                     "Debian and the npm packages of web/package.json)";
+  }
+}
+
+// The checker itself must notice what it is there to catch: a page that fetches a file and
+// logs an error (no Content-Security-Policy here, so the request reaches the router).
+TEST(BrowserChecker, CatchesRequestsAndConsoleErrors) {
+  ExpectBrowserTools();
+  if (HasFatalFailure()) return;
+  fs::path html = OutDir() / "checker_negative.html";
+  {
+    std::ofstream out(html);
+    out << "<!DOCTYPE html><html><head><title>negative</title></head><body>"
+           "<img src=\"missing-picture.png\"><script>console.error('deliberate');</script>"
+           "</body></html>\n";
+  }
+  Browsed browsed = RunChecker(html, OutDir() / "checker_negative.png");
+  ASSERT_TRUE(browsed.result.is_object()) << browsed.stderr_text;
+  EXPECT_EQ(browsed.exit_code, 1);
+  EXPECT_FALSE(browsed.result["ok"].get<bool>());
+  const json& errors = browsed.result["consoleErrors"];  // also "Failed to load resource"
+  EXPECT_NE(std::find(errors.begin(), errors.end(), "deliberate"), errors.end()) << errors;
+  ASSERT_EQ(browsed.result["blockedRequests"].size(), 1u);
+  EXPECT_NE(browsed.result["blockedRequests"][0].get<std::string>().find("missing-picture.png"),
+            std::string::npos);
+  EXPECT_EQ(browsed.result["chartsReady"], "no window.pqcChartsReady");
+}
+
 class BrowserTest : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    // Missing tools are a failed set-up, not a reason to skip: scripts/setup.sh installs them.
-    for (const auto& [what, path] :
-         {std::pair<std::string, std::string>{"Node.js (node)", PQC_NODE},
-          {"Chromium", PQC_CHROMIUM},
-          {"playwright-core", std::string(PQC_WEB_MODULES_DIR) + "/playwright-core"}}) {
-      ASSERT_TRUE(fs::exists(path)) << what << " not found at '" << path
-                                    << "': run scripts/setup.sh (it installs Chromium from "
-                                       "Debian and the npm packages of web/package.json)";
-    }
-  }
+  void SetUp() override { ExpectBrowserTools(); }
 };
 
 TEST_P(BrowserTest, RendersEveryChartOfflineWithoutErrors) {
