@@ -330,7 +330,7 @@ Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
   }
   chart.series = series.size();
   json x = {{"field", "x"}, {"type", "quantitative"}, {"title", axis.x_title}};
-  if (axis.log_x) x["scale"] = {{"type", "log"}};
+  if (axis.log_x) x["scale"] = {{"type", "log"}, {"nice", false}};
   json color = {{"field", "series"},
                 {"type", "nominal"},
                 {"title", nullptr},
