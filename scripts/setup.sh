@@ -6,6 +6,10 @@
 # Why build OpenSSL: Debian 12 ships OpenSSL 3.0, which has no ML-KEM / ML-DSA.
 # Why a private apt configuration: the system's sources must never be edited; apt still
 # verifies every downloaded file against Debian's signed index.
+# Why Chromium and npm packages: the HTML report embeds vega, vega-lite and vega-embed at
+# build time (pinned in web/package-lock.json, installed into the cache, never into the
+# checkout), and its test opens the report in Debian's headless Chromium through
+# playwright-core (which never downloads a browser of its own).
 # Prints, as its last line, the cache prefix file (env.sh) that build.sh sources.
 set -euo pipefail
 
@@ -24,7 +28,13 @@ PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 procps libpcre2-dev zlib1g-dev
-  clang libclang-rt-14-dev ca-certificates xz-utils python3)
+  clang libclang-rt-14-dev ca-certificates xz-utils python3 chromium)
+# Node.js: a machine may already have its own (e.g. a vendor's nodejs package that bundles
+# npm); Debian's nodejs/npm would replace or conflict with it, so they are added only when
+# node or npm is missing.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -142,9 +152,29 @@ fi
 ngx_version=$("$NGX/sbin/nginx" -V 2>&1 || true)
 case "$ngx_version" in *"OpenSSL 3.5"*) ;; *) die "nginx at $NGX is not linked against OpenSSL 3.5" ;; esac
 
+# ---- npm packages of the HTML report (chart libraries, browser driver) -----------------
+# The cache key is the lock file's hash: changing a pinned version makes a new directory.
+here=$(cd "$(dirname "$0")/.." && pwd)
+WEB_RECIPE=$(cat "$here/web/package.json" "$here/web/package-lock.json" | sha256sum | cut -c1-12)
+WEB="$CACHE/web-$WEB_RECIPE"
+if [ ! -f "$WEB/.complete" ]; then
+  log "installing the report's npm packages into $WEB"
+  rm -rf "$WEB"; mkdir -p "$WEB"
+  cp "$here/web/package.json" "$here/web/package-lock.json" "$WEB/"
+  (cd "$WEB" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund \
+    --ignore-scripts >"$WEB/npm-install.log" 2>&1) ||
+    { cat "$WEB/npm-install.log" >&2; die "npm install failed (see $WEB/npm-install.log)"; }
+  touch "$WEB/.complete"
+fi
+for f in vega/build/vega.min.js vega-lite/build/vega-lite.min.js vega-embed/build/vega-embed.min.js \
+  playwright-core/package.json; do
+  [ -f "$WEB/node_modules/$f" ] || die "$WEB/node_modules/$f is missing; delete $WEB and re-run"
+done
+
 cat >"$CACHE/env.sh" <<ENV
 PQC_OPENSSL_ROOT=$OSSL
 PQC_NGINX=$NGX/sbin/nginx
+PQC_WEB_MODULES=$WEB/node_modules
 ENV
 log "OpenSSL: $("$OSSL/bin/openssl" version)"
 log "nginx:   $NGX/sbin/nginx"

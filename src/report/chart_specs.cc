@@ -1,0 +1,494 @@
+// chart_specs.cc — see chart_specs.h.
+#include "report/chart_specs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "report/summary_fields.h"
+
+namespace pqc::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kInitialWindowBytes = 14600;  // 10 segments × 1,460 bytes (MTU 1500)
+constexpr int kWidth = 640;
+constexpr int kHeight = 300;
+
+json BaseSpec() {
+  return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+          {"width", kWidth},
+          {"height", kHeight},
+          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
+}
+
+Chart Omitted(Chart chart, std::string reason) {
+  chart.spec = nullptr;
+  chart.omitted = std::move(reason);
+  return chart;
+}
+
+bool ArmOk(const json& arm) {
+  return Text(arm, "status") == "ok";
+}
+
+const json* Phase(const json& arm, std::string_view phase) {
+  const json* phases = Field(arm, "phases");
+  return phases == nullptr ? nullptr : Field(*phases, phase);
+}
+
+std::optional<double> PhaseStat(const json& arm, std::string_view phase, std::string_view stat) {
+  const json* p = Phase(arm, phase);
+  return p == nullptr ? std::nullopt : Number(*p, stat);
+}
+
+// CiBound: phases.<phase>.ci.<stat>[index], when present.
+std::optional<double> CiBound(const json& arm, std::string_view phase, std::string_view stat,
+                              size_t index) {
+  const json* p = Phase(arm, phase);
+  const json* ci = p == nullptr ? nullptr : Field(*p, "ci");
+  const json* range = ci == nullptr ? nullptr : Field(*ci, stat);
+  if (range == nullptr || !range->is_array() || range->size() != 2) return std::nullopt;
+  const json& bound = (*range)[index];
+  if (!bound.is_number()) return std::nullopt;
+  return bound.get<double>();
+}
+
+json Ms(std::optional<double> us) {
+  return us ? json(*us / 1000.0) : json(nullptr);
+}
+
+std::vector<std::string> Factors(const json& summary) {
+  std::vector<std::string> factors;
+  for (const json* f : Items(summary, "factors")) {
+    if (f->is_string()) factors.push_back(f->get<std::string>());
+  }
+  return factors;
+}
+
+// SeriesName: the arm's values of every varying factor except `swept`, joined with " · ".
+std::string SeriesName(const json& arm, const std::vector<std::string>& factors,
+                       std::string_view swept) {
+  const json* values = Field(arm, "factors");
+  std::string name;
+  for (const std::string& factor : factors) {
+    if (factor == swept || values == nullptr) continue;
+    std::string value = Text(*values, factor, "?");
+    name += name.empty() ? value : " · " + value;
+  }
+  return name.empty() ? "all arms" : name;
+}
+
+// ColorScheme: ten distinct colours suffice for most charts; past ten they would repeat.
+std::string ColorScheme(size_t series) {
+  return series > 10 ? "category20" : "tableau10";
+}
+
+std::string Percentile(double q) {
+  if (q <= 0) return "min";
+  if (q >= 1) return "max";
+  return fmt::format("p{:g}", q * 100);
+}
+
+}  // namespace
+
+Chart SpectrumChart(const json& summary) {
+  Chart chart{.id = "chart-spectrum",
+              .title = "Latency by percentile",
+              .caption =
+                  "Each line is one arm; the horizontal axis stretches the tail "
+                  "(−log10(1 − q)), so p99, p99.9 and the maximum stand apart."};
+  struct Point {
+    std::string arm, phase;
+    double q, us;
+  };
+  std::vector<Point> points;
+  json arm_order = json::array();   // legend in the summary's arm order
+  std::vector<std::string> phases;  // in kPhases order, those with at least one spectrum
+  std::map<std::string, std::set<std::string>> arms_by_phase;
+  double tail = 0;  // the largest finite axis position
+  for (std::string_view phase : kPhases) {
+    for (const json* arm : Items(summary, "arms")) {
+      if (!ArmOk(*arm)) continue;
+      const json* p = Phase(*arm, phase);
+      if (p == nullptr) continue;
+      for (const json* point : Items(*p, "spectrum")) {
+        std::optional<double> q = Number(*point, "q"), us = Number(*point, "us");
+        if (!q || !us || *q < 0 || *q > 1) continue;
+        points.push_back({ArmName(*arm), std::string(phase), *q, *us});
+        if (std::find(arm_order.begin(), arm_order.end(), ArmName(*arm)) == arm_order.end()) {
+          arm_order.push_back(ArmName(*arm));
+        }
+        arms_by_phase[std::string(phase)].insert(ArmName(*arm));
+        if (*q < 1) tail = std::max(tail, -std::log10(1 - *q));
+      }
+    }
+    if (arms_by_phase.count(std::string(phase)) != 0) phases.emplace_back(phase);
+  }
+  if (points.empty()) return Omitted(chart, "no arm has a latency spectrum (no valid trial)");
+
+  // The maximum (q = 1) sits one step right of the deepest percentile measured (the epsilon
+  // absorbs rounding: -log10(1 - 0.9999) is 4.0000000000004).
+  double deepest = std::ceil(tail - 1e-6);
+  double max_x = deepest + 1;
+  json rows = json::array();
+  for (const Point& p : points) {
+    double x = p.q >= 1 ? max_x : -std::log10(1 - p.q);
+    rows.push_back({{"arm", p.arm},
+                    {"phase", p.phase},
+                    {"percentile", Percentile(p.q)},
+                    {"x", x},
+                    {"ms", p.us / 1000.0}});
+  }
+  json ticks = json::array({0.0, std::log10(2.0)});
+  for (double t = 1; t <= deepest; ++t) ticks.push_back(t);
+  ticks.push_back(max_x);
+
+  std::string initial = std::find(phases.begin(), phases.end(), "handshake") != phases.end()
+                            ? "handshake"
+                            : phases.front();
+  chart.series = arms_by_phase[initial].size();
+  // Arms far apart (an RTT sweep: 1 ms next to 300 ms) share a log axis, or the fast ones
+  // would lie flat on the floor. Judged on the phase shown first.
+  double min_us = 0, max_us = 0;
+  bool positive = true;  // a log axis cannot show 0 in any phase the selector may pick
+  for (const Point& p : points) {
+    positive = positive && p.us > 0;
+    if (p.phase != initial) continue;
+    min_us = min_us == 0 ? p.us : std::min(min_us, p.us);
+    max_us = std::max(max_us, p.us);
+  }
+  json y = {{"field", "ms"}, {"type", "quantitative"}, {"title", "latency (ms)"}};
+  if (positive && max_us > 30 * min_us) {
+    y["scale"] = {{"type", "log"}};
+    y["title"] = "latency (ms, log scale)";
+  }
+  json spec = BaseSpec();
+  spec["data"] = {{"values", rows}};
+  spec["params"] =
+      json::array({{{"name", "phase"},
+                    {"value", initial},
+                    {"bind", {{"input", "select"}, {"options", phases}, {"name", "phase "}}}}});
+  spec["transform"] = json::array({{{"filter", "datum.phase === phase"}}});
+  spec["mark"] = {{"type", "line"}, {"point", true}, {"interpolate", "linear"}};
+  spec["encoding"] = {
+      {"x",
+       {{"field", "x"},
+        {"type", "quantitative"},
+        {"title", "percentile (tail stretched)"},
+        {"scale", {{"domain", json::array({0.0, max_x})}, {"nice", false}}},
+        {"axis",
+         {{"values", ticks},
+          {"labelExpr", fmt::format("datum.value >= {} ? 'max' : datum.value <= 0 ? 'min' : "
+                                    "format(100 * (1 - pow(10, -datum.value)), '.2~f')",
+                                    max_x)},
+          {"grid", true}}}}},
+      {"y", y},
+      {"color",
+       {{"field", "arm"},
+        {"type", "nominal"},
+        {"title", "arm"},
+        {"sort", arm_order},
+        {"scale", {{"scheme", ColorScheme(chart.series)}}}}},
+      {"tooltip", json::array({{{"field", "arm"}},
+                               {{"field", "phase"}},
+                               {{"field", "percentile"}},
+                               {{"field", "ms"}, {"format", ".3f"}, {"title", "ms"}}})}};
+  if (phases.size() == 1) {  // nothing to choose: no selector
+    spec.erase("params");
+    spec["transform"] = json::array({{{"filter", {{"field", "phase"}, {"equal", initial}}}}});
+  }
+  chart.spec = std::move(spec);
+  return chart;
+}
+
+Chart PhaseBarsChart(const json& summary) {
+  Chart chart{.id = "chart-phases",
+              .title = "p50 and p99 per phase",
+              .caption =
+                  "Bars are the pooled p50 and p99 of each arm; the thin rules are their "
+                  "confidence intervals. Each panel has its own scale."};
+  json rows = json::array();
+  std::vector<std::string> arms;
+  std::vector<std::string> phases;
+  for (std::string_view phase : kPhases) {
+    bool any = false;
+    for (const json* arm : Items(summary, "arms")) {
+      if (!ArmOk(*arm)) continue;
+      for (std::string_view stat : {"p50", "p99"}) {
+        std::optional<double> value = PhaseStat(*arm, phase, stat);
+        if (!value) continue;
+        any = true;
+        std::string name = ArmName(*arm);
+        if (std::find(arms.begin(), arms.end(), name) == arms.end()) arms.push_back(name);
+        rows.push_back({{"arm", name},
+                        {"phase", phase},
+                        {"stat", stat},
+                        {"ms", *value / 1000.0},
+                        {"lo", Ms(CiBound(*arm, phase, stat, 0))},
+                        {"hi", Ms(CiBound(*arm, phase, stat, 1))}});
+      }
+    }
+    if (any) phases.emplace_back(phase);
+  }
+  if (rows.empty()) return Omitted(chart, "no arm has phase percentiles (no valid trial)");
+  chart.series = arms.size();
+  // Panels wrap so that a row stays about as wide as the page (two bars of 14 px per arm).
+  int panel = static_cast<int>(arms.size()) * 28 + 90;
+  int columns = std::clamp(1100 / panel, 1, static_cast<int>(phases.size()));
+
+  json x = {{"field", "arm"},
+            {"type", "nominal"},
+            {"sort", arms},
+            {"title", nullptr},
+            {"axis", {{"labelAngle", -30}, {"labelLimit", 160}}}};
+  json offset = {{"field", "stat"}, {"sort", json::array({"p50", "p99"})}};
+  json spec = {
+      {"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+      {"data", {{"values", rows}}},
+      {"facet", {{"field", "phase"}, {"type", "nominal"}, {"sort", phases}, {"title", nullptr}}},
+      {"columns", columns},
+      {"resolve", {{"scale", {{"y", "independent"}}}}},
+      {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
+  spec["spec"] = {
+      {"width", {{"step", 14}}},
+      {"height", 220},
+      {"layer",
+       json::array(
+           {{{"mark", "bar"},
+             {"encoding",
+              {{"x", x},
+               {"xOffset", offset},
+               {"y", {{"field", "ms"}, {"type", "quantitative"}, {"title", "ms"}}},
+               {"color",
+                {{"field", "stat"},
+                 {"type", "nominal"},
+                 {"title", "statistic"},
+                 {"scale", {{"domain", json::array({"p50", "p99"})}}}}},
+               {"tooltip",
+                json::array({{{"field", "arm"}},
+                             {{"field", "phase"}},
+                             {{"field", "stat"}},
+                             {{"field", "ms"}, {"format", ".3f"}},
+                             {{"field", "lo"}, {"format", ".3f"}, {"title", "CI low (ms)"}},
+                             {{"field", "hi"}, {"format", ".3f"}, {"title", "CI high (ms)"}}})}}}},
+            {{"mark", {{"type", "rule"}, {"color", "#222"}}},
+             {"transform", json::array({{{"filter", "isValid(datum.lo) && isValid(datum.hi)"}}})},
+             {"encoding",
+              {{"x", x},
+               {"xOffset", offset},
+               {"y", {{"field", "lo"}, {"type", "quantitative"}}},
+               {"y2", {{"field", "hi"}}}}}}})}};
+  chart.spec = std::move(spec);
+  return chart;
+}
+
+namespace {
+
+struct SweepAxis {
+  std::string factor;   // "network" or "payload"
+  std::string x_field;  // arm field with the numeric x: "rtt_ms" or "payload_bytes"
+  std::string x_title;
+  std::string phase;  // latency phase shown on y
+  bool log_x;
+};
+
+Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
+  std::vector<std::string> factors = Factors(summary);
+  if (std::find(factors.begin(), factors.end(), axis.factor) == factors.end()) {
+    return Omitted(chart, fmt::format("\"{}\" does not vary in this run", axis.factor));
+  }
+  json rows = json::array();
+  std::set<double> xs;
+  std::set<std::string> series;
+  for (const json* arm : Items(summary, "arms")) {
+    if (!ArmOk(*arm)) continue;
+    std::optional<double> x = Number(*arm, axis.x_field);
+    std::optional<double> p50 = PhaseStat(*arm, axis.phase, "p50");
+    if (!x || !p50 || (axis.log_x && *x <= 0)) continue;
+    std::string name = SeriesName(*arm, factors, axis.factor);
+    xs.insert(*x);
+    series.insert(name);
+    const json* values = Field(*arm, "factors");
+    rows.push_back({{"series", name},
+                    {"x", *x},
+                    {"profile", values == nullptr ? "" : Text(*values, axis.factor)},
+                    {"arm", ArmName(*arm)},
+                    {"ms", *p50 / 1000.0},
+                    {"lo", Ms(CiBound(*arm, axis.phase, "p50", 0))},
+                    {"hi", Ms(CiBound(*arm, axis.phase, "p50", 1))}});
+  }
+  if (xs.size() < 2) {
+    return Omitted(chart, fmt::format("fewer than two values of {} have a valid {} p50",
+                                      axis.x_field, axis.phase));
+  }
+  chart.series = series.size();
+  json x = {{"field", "x"}, {"type", "quantitative"}, {"title", axis.x_title}};
+  if (axis.log_x) x["scale"] = {{"type", "log"}, {"nice", false}};
+  json color = {{"field", "series"},
+                {"type", "nominal"},
+                {"title", nullptr},
+                {"scale", {{"scheme", ColorScheme(chart.series)}}}};
+  json spec = BaseSpec();
+  spec["data"] = {{"values", rows}};
+  spec["layer"] = json::array(
+      {{{"mark", {{"type", "line"}, {"point", true}}},
+        {"encoding",
+         {{"x", x},
+          {"y",
+           {{"field", "ms"},
+            {"type", "quantitative"},
+            {"title", fmt::format("{} p50 (ms)", axis.phase)}}},
+          {"color", color},
+          {"tooltip",
+           json::array({{{"field", "arm"}},
+                        {{"field", "profile"}, {"title", axis.factor}},
+                        {{"field", "x"}, {"title", axis.x_field}},
+                        {{"field", "ms"}, {"format", ".3f"}, {"title", "p50 (ms)"}}})}}}},
+       {{"mark", {{"type", "rule"}, {"opacity", 0.6}}},
+        {"transform", json::array({{{"filter", "isValid(datum.lo) && isValid(datum.hi)"}}})},
+        {"encoding",
+         {{"x", x},
+          {"y", {{"field", "lo"}, {"type", "quantitative"}}},
+          {"y2", {{"field", "hi"}}},
+          {"color", color}}}}});
+  chart.spec = std::move(spec);
+  return chart;
+}
+
+}  // namespace
+
+Chart RttSweepChart(const json& summary) {
+  return Sweep(summary,
+               {.id = "chart-rtt",
+                .title = "Handshake p50 against round-trip time",
+                .caption = "One line per combination of the other factors; rules are the p50 "
+                           "confidence intervals."},
+               {.factor = "network",
+                .x_field = "rtt_ms",
+                .x_title = "round-trip time (ms)",
+                .phase = "handshake",
+                .log_x = false});
+}
+
+Chart PayloadSweepChart(const json& summary) {
+  return Sweep(summary,
+               {.id = "chart-payload",
+                .title = "Response p50 against payload size",
+                .caption = "Request sent to last response byte; payload on a log axis. One line "
+                           "per combination of the other factors."},
+               {.factor = "payload",
+                .x_field = "payload_bytes",
+                .x_title = "payload (bytes, log scale)",
+                .phase = "response",
+                .log_x = true});
+}
+
+Chart WireBytesChart(const json& summary) {
+  Chart chart{.id = "chart-bytes",
+              .title = "Bytes on the wire per chain",
+              .caption =
+                  "Handshake messages of a full handshake, as the client's ClientHello and "
+                  "the server's first flight; the rule marks the 14,600-byte initial "
+                  "congestion window (10 segments): a first flight past it costs an extra "
+                  "round trip."};
+  struct Bar {
+    std::string chain, group;
+    const json* bytes;
+  };
+  std::vector<Bar> bars;
+  std::set<std::string> groups;
+  for (const json* arm : Items(summary, "arms")) {
+    if (!ArmOk(*arm)) continue;
+    const json* bytes = Field(*arm, "bytes");
+    std::optional<double> certificate = bytes ? Number(*bytes, "certificate") : std::nullopt;
+    if (!certificate || *certificate <= 0) continue;  // resumed: no Certificate message
+    const json* values = Field(*arm, "factors");
+    std::string chain = values ? Text(*values, "chain", "?") : "?";
+    std::string group = values ? Text(*values, "group", "?") : "?";
+    bool seen = std::any_of(bars.begin(), bars.end(),
+                            [&](const Bar& b) { return b.chain == chain && b.group == group; });
+    if (!seen) bars.push_back({chain, group, bytes});
+    groups.insert(group);
+  }
+  if (bars.empty()) {
+    return Omitted(chart, "no valid arm made a full handshake with a Certificate message");
+  }
+  chart.series = bars.size();
+  json rows = json::array();
+  std::vector<std::string> labels;
+  for (const Bar& bar : bars) {
+    std::string label = groups.size() > 1 ? bar.chain + " · " + bar.group : bar.chain;
+    labels.push_back(label);
+    auto add = [&](std::string_view side, std::string_view message, int order,
+                   std::optional<double> value) {
+      if (!value || *value <= 0) return;
+      rows.push_back({{"bar", label},
+                      {"side", side},
+                      {"message", message},
+                      {"order", order},
+                      {"bytes", *value}});
+    };
+    const json& b = *bar.bytes;
+    add("client", "ClientHello", 0, Number(b, "client_hello"));
+    std::optional<double> hello = Number(b, "server_hello"), cert = Number(b, "certificate"),
+                          verify = Number(b, "certificate_verify"),
+                          flight = Number(b, "server_first_flight");
+    add("server", "ServerHello", 1, hello);
+    add("server", "Certificate", 2, cert);
+    add("server", "CertificateVerify", 3, verify);
+    if (flight && hello && cert && verify) {
+      add("server", "rest of the flight", 4, *flight - *hello - *cert - *verify);
+    }
+  }
+  json messages = json::array(
+      {"ClientHello", "ServerHello", "Certificate", "CertificateVerify", "rest of the flight"});
+  json spec = BaseSpec();
+  spec.erase("height");
+  spec["height"] = {{"step", 30}};
+  spec["layer"] = json::array(
+      {{{"data", {{"values", rows}}},
+        {"mark", "bar"},
+        {"encoding",
+         {{"y", {{"field", "bar"}, {"type", "nominal"}, {"sort", labels}, {"title", nullptr}}},
+          {"yOffset", {{"field", "side"}, {"sort", json::array({"client", "server"})}}},
+          {"x",
+           {{"field", "bytes"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", "bytes"}}},
+          {"color",
+           {{"field", "message"},
+            {"type", "nominal"},
+            {"title", "message"},
+            {"scale", {{"domain", messages}}}}},
+          {"order", {{"field", "order"}}},
+          {"tooltip", json::array({{{"field", "bar"}, {"title", "chain"}},
+                                   {{"field", "side"}},
+                                   {{"field", "message"}},
+                                   {{"field", "bytes"}, {"format", ","}}})}}}},
+       {{"data", {{"values", json::array({{{"x", kInitialWindowBytes}}})}}},
+        {"mark", {{"type", "rule"}, {"color", "#c00"}, {"strokeDash", json::array({6, 3})}}},
+        {"encoding", {{"x", {{"field", "x"}, {"type", "quantitative"}}}}}},
+       {{"data", {{"values", json::array({{{"x", kInitialWindowBytes}}})}}},
+        {"mark",
+         {{"type", "text"},
+          {"color", "#c00"},
+          {"align", "left"},
+          {"dx", 4},
+          {"y", -6},
+          {"text", "initial window 14,600 B"}}},
+        {"encoding", {{"x", {{"field", "x"}, {"type", "quantitative"}}}}}}});
+  chart.spec = std::move(spec);
+  return chart;
+}
+
+std::vector<Chart> BuildCharts(const json& summary) {
+  return {SpectrumChart(summary), PhaseBarsChart(summary), RttSweepChart(summary),
+          PayloadSweepChart(summary), WireBytesChart(summary)};
+}
+
+}  // namespace pqc::report

@@ -1,0 +1,311 @@
+// html_report.cc — see html_report.h. The page is written top to bottom: head (style and a
+// Content-Security-Policy that forbids any network access), run facts, tables, chart
+// containers, then the chart libraries and a small script that renders every chart and
+// publishes a promise (window.pqcChartsReady) that the browser test waits on.
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+#include "report/chart_scripts.h"
+#include "report/chart_specs.h"
+#include "report/html_text.h"
+#include "report/summary_fields.h"
+
+namespace pqc {
+namespace {
+
+using nlohmann::json;
+using report::FormatCount;
+using report::FormatMs;
+using report::HtmlEscape;
+using report::Number;
+using report::Text;
+
+constexpr std::string_view kSchema = "pqc-bench/summary/1";
+
+// 'unsafe-eval': Vega compiles its expressions with Function(); nothing may be fetched.
+constexpr std::string_view kHead = R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+)";
+
+constexpr std::string_view kStyle = R"(<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.banner { padding: 0.6em 1em; margin: 1em 0; border-radius: 4px; font-weight: 600; }
+.complete { background: #e6f4ea; color: #1e4620; }
+.incomplete { background: #fdecea; color: #8a1c1c; }
+.status-ok { color: #1e4620; }
+.status-failed, .status-invalid { color: #8a1c1c; font-weight: 600; }
+.reason { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 12px; color: #8a1c1c; }
+.muted { color: #777; }
+.detectable { font-weight: 600; }
+.warning { color: #8a5a00; }
+.chart { margin: 0.5em 0 1.5em; min-height: 40px; }
+.omitted { color: #777; font-style: italic; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 1em; }
+dl.facts dt { color: #555; }
+dl.facts dd { margin: 0; }
+footer { margin-top: 3em; color: #777; font-size: 12px; }
+</style>
+</head>
+)";
+
+// Renders every container listed in the specs; records failures on the element and body so
+// that they are visible on the page and to the test, and logs them as console errors.
+constexpr std::string_view kRenderScript = R"(<script>
+(function () {
+  var specs = JSON.parse(document.getElementById('pqc-chart-specs').textContent);
+  var ids = Object.keys(specs);
+  var jobs = ids.map(function (id) {
+    var el = document.getElementById(id);
+    return vegaEmbed(el, specs[id], { renderer: 'svg', actions: false }).then(function (result) {
+      el.setAttribute('data-rendered', 'true');
+      return result;
+    }, function (err) {
+      el.setAttribute('data-error', String(err));
+      el.textContent = 'This chart could not be drawn: ' + err;
+      throw err;
+    });
+  });
+  window.pqcChartsReady = Promise.all(jobs).then(function () {
+    document.body.setAttribute('data-charts-rendered', String(ids.length));
+    return ids.length;
+  }, function (err) {
+    console.error('pqc-bench report: ' + err);
+    document.body.setAttribute('data-charts-error', String(err));
+    throw err;
+  });
+})();
+</script>
+)";
+
+std::string Cell(std::string_view text, bool numeric = false) {
+  return fmt::format("<td{}>{}</td>", numeric ? " class=\"num\"" : "", HtmlEscape(text));
+}
+
+void WriteFacts(const json& run, std::ostream& out) {
+  struct Fact {
+    std::string_view label, key;
+  };
+  static constexpr Fact kFacts[] = {
+      {"scenario", "scenario"}, {"scenario file", "scenario_file"},
+      {"results", "dir"},       {"pqc-bench", "tool_version"},
+      {"commit", "git_commit"}, {"OpenSSL", "openssl_version"},
+      {"CPU", "cpu_model"},     {"cores", "cores"},
+      {"kernel", "kernel"},     {"host", "hostname"},
+      {"target", "target"},     {"network", "network"},
+      {"seed", "seed"},         {"started", "started"},
+      {"ended", "ended"},
+  };
+  out << "<dl class=\"facts\">\n";
+  for (const Fact& fact : kFacts) {
+    out << "<dt>" << HtmlEscape(fact.label) << "</dt><dd>" << HtmlEscape(Text(run, fact.key, "–"))
+        << "</dd>\n";
+  }
+  out << "</dl>\n";
+  std::string planned = FormatCount(Number(run, "trials_planned"));
+  std::string done = FormatCount(Number(run, "trials_done"));
+  const json* complete = report::Field(run, "complete");
+  if (complete != nullptr && complete->is_boolean() && complete->get<bool>()) {
+    out << "<div class=\"banner complete\" id=\"run-status\">Complete: " << HtmlEscape(done)
+        << " of " << HtmlEscape(planned) << " trials done.</div>\n";
+  } else {
+    out << "<div class=\"banner incomplete\" id=\"run-status\">INCOMPLETE: " << HtmlEscape(done)
+        << " of " << HtmlEscape(planned)
+        << " trials done. The run stopped early; the numbers below cover only what was "
+           "measured.</div>\n";
+  }
+}
+
+void WriteArmTable(const json& summary, std::ostream& out) {
+  out << "<h2>Arms: handshake latency (ms)</h2>\n<table id=\"arms\">\n<tr><th>#</th><th>arm</th>"
+         "<th>status</th><th class=\"num\">valid / done / planned trials</th>"
+         "<th class=\"num\">connections</th><th class=\"num\">errors</th>"
+         "<th class=\"num\">min</th><th class=\"num\">mean</th><th class=\"num\">p50</th>"
+         "<th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">max</th>"
+         "<th class=\"num\">server CPU µs / handshake</th></tr>\n";
+  for (const json* arm : report::Items(summary, "arms")) {
+    std::string status = Text(*arm, "status", "unknown");
+    const json* phases = report::Field(*arm, "phases");
+    const json* handshake = phases ? report::Field(*phases, "handshake") : nullptr;
+    const json* trials = report::Field(*arm, "trials");
+    const json* cpu = report::Field(*arm, "cpu");
+    auto stat = [&](std::string_view key) {
+      return Cell(FormatMs(handshake ? Number(*handshake, key) : std::nullopt), true);
+    };
+    std::string trial_counts =
+        trials ? fmt::format("{} / {} / {}", FormatCount(Number(*trials, "valid")),
+                             FormatCount(Number(*trials, "done")),
+                             FormatCount(Number(*trials, "planned")))
+               : "–";
+    std::optional<double> server_cpu = cpu ? Number(*cpu, "server_us_per_handshake") : std::nullopt;
+    out << "<tr class=\"arm\">" << Cell(Text(*arm, "id", "?")) << Cell(report::ArmName(*arm))
+        << fmt::format("<td class=\"status-{}\">{}</td>", HtmlEscape(status), HtmlEscape(status))
+        << Cell(trial_counts, true) << Cell(FormatCount(Number(*arm, "connections")), true)
+        << Cell(FormatCount(Number(*arm, "errors")), true) << stat("min") << stat("mean")
+        << stat("p50") << stat("p95") << stat("p99") << stat("max")
+        << Cell(server_cpu ? fmt::format("{:.1f}", *server_cpu) : "–", true) << "</tr>\n";
+    std::string failure = Text(*arm, "failure");
+    if (status != "ok" || !failure.empty()) {
+      if (failure.empty()) failure = status == "invalid" ? "no valid trial" : "no reason given";
+      out << "<tr class=\"failure\"><td></td><td colspan=\"12\"><div class=\"reason\">"
+          << HtmlEscape(failure) << "</div></td></tr>\n";
+    }
+  }
+  out << "</table>\n";
+}
+
+void WriteComparisons(const json& summary, std::ostream& out) {
+  std::vector<const json*> comparisons = report::Items(summary, "comparisons");
+  out << "<h2>Comparisons</h2>\n";
+  if (comparisons.empty()) {
+    out << "<p class=\"muted\">No comparisons in this run.</p>\n";
+    return;
+  }
+  out << "<p class=\"muted\">Difference (arm − baseline) with its confidence interval; bold "
+         "where the interval excludes zero.</p>\n<table id=\"comparisons\">\n<tr><th>phase</th>"
+         "<th>factor</th><th>from → to</th><th>arms</th><th>p50</th><th>p95</th><th>p99</th>"
+         "<th>mean</th></tr>\n";
+  for (const json* c : comparisons) {
+    out << "<tr>" << Cell(Text(*c, "phase")) << Cell(Text(*c, "factor"))
+        << Cell(Text(*c, "from") + " → " + Text(*c, "to"))
+        << Cell(Text(*c, "baseline", "?") + " → " + Text(*c, "arm", "?"));
+    const json* diffs = report::Field(*c, "diffs");
+    for (std::string_view stat : {"p50", "p95", "p99", "mean"}) {
+      const json* d = diffs ? report::Field(*diffs, stat) : nullptr;
+      if (d == nullptr) {
+        out << Cell("–");
+        continue;
+      }
+      const json* detectable = report::Field(*d, "detectable");
+      bool yes = detectable != nullptr && detectable->is_boolean() && detectable->get<bool>();
+      out << fmt::format("<td class=\"{}\">{}</td>", yes ? "detectable" : "muted",
+                         HtmlEscape(Text(*d, "verdict", "–")));
+    }
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
+void WriteWarnings(const json& summary, std::ostream& out) {
+  std::string items;
+  for (const json* arm : report::Items(summary, "arms")) {
+    for (const json* o : report::Items(*arm, "outliers")) {
+      items += fmt::format(
+          "<li class=\"warning outlier\">{}: trial {}, {} {} = {} ms (other trials' median {} ms): "
+          "{}</li>\n",
+          HtmlEscape(report::ArmName(*arm)), HtmlEscape(Text(*o, "trial", "?")),
+          HtmlEscape(Text(*o, "phase")), HtmlEscape(Text(*o, "statistic")),
+          FormatMs(Number(*o, "value")), FormatMs(Number(*o, "others_median")),
+          HtmlEscape(Text(*o, "reason")));
+    }
+  }
+  for (const json* t : report::Items(summary, "trials")) {
+    const json* valid = report::Field(*t, "valid");
+    if (valid == nullptr || !valid->is_boolean() || valid->get<bool>()) continue;
+    std::string reasons;
+    for (const json* r : report::Items(*t, "reasons")) {
+      reasons += (reasons.empty() ? "" : "; ") + (r->is_string() ? r->get<std::string>() : "?");
+    }
+    items +=
+        fmt::format("<li class=\"warning invalid-trial\">arm {}, trial {}: invalid — {}</li>\n",
+                    HtmlEscape(Text(*t, "arm", "?")), HtmlEscape(Text(*t, "index", "?")),
+                    HtmlEscape(reasons.empty() ? "no reason given" : reasons));
+  }
+  out << "<h2>Warnings</h2>\n";
+  if (items.empty()) {
+    out << "<p class=\"muted\">No outlier trials and no invalid trials.</p>\n";
+  } else {
+    out << "<ul id=\"warnings\">\n" << items << "</ul>\n";
+  }
+}
+
+void WriteCharts(const json& summary, const std::vector<report::Chart>& charts, std::ostream& out) {
+  out << "<h2>Charts</h2>\n";
+  std::string left_out;
+  for (const json* arm : report::Items(summary, "arms")) {
+    std::string status = Text(*arm, "status", "unknown");
+    if (status == "ok") continue;
+    left_out +=
+        fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", report::ArmName(*arm), status);
+  }
+  if (!left_out.empty()) {
+    out << "<p class=\"muted\" id=\"not-charted\">Not in the charts, having no valid trial: "
+        << HtmlEscape(left_out) << ".</p>\n";
+  }
+  for (const report::Chart& chart : charts) {
+    out << "<h3>" << HtmlEscape(chart.title) << "</h3>\n";
+    if (chart.drawn()) {
+      out << "<p class=\"muted\">" << HtmlEscape(chart.caption)
+          << "</p>\n<div class=\"chart\" id=\"" << HtmlEscape(chart.id) << "\" data-series=\""
+          << chart.series << "\"></div>\n";
+    } else {
+      out << "<p class=\"omitted\" id=\"" << HtmlEscape(chart.id)
+          << "-omitted\">Not drawn: " << HtmlEscape(chart.omitted) << ".</p>\n";
+    }
+  }
+}
+
+}  // namespace
+
+Status WriteHtmlReport(const json& summary, std::ostream& out) {
+  std::string schema = Text(summary, "schema");
+  if (schema != kSchema) {
+    return MakeError(ErrorKind::kConfig,
+                     fmt::format("not a pqc-bench summary: \"schema\" is \"{}\", expected \"{}\"",
+                                 schema, kSchema));
+  }
+  const json* run = report::Field(summary, "run");
+  const json* arms = report::Field(summary, "arms");
+  if (run == nullptr || !run->is_object() || arms == nullptr || !arms->is_array()) {
+    return MakeError(ErrorKind::kConfig,
+                     "the summary needs a \"run\" object and an \"arms\" array (schema " +
+                         std::string(kSchema) + ")");
+  }
+  std::string title = Text(*run, "title");
+  if (title.empty()) title = "pqc-bench: " + Text(*run, "scenario", "run");
+
+  std::vector<report::Chart> charts = report::BuildCharts(summary);
+  json specs = json::object();
+  for (const report::Chart& chart : charts) {
+    if (chart.drawn()) specs[chart.id] = chart.spec;
+  }
+
+  out << kHead << "<title>" << HtmlEscape(title) << "</title>\n" << kStyle << "<body>\n";
+  out << "<h1>" << HtmlEscape(title) << "</h1>\n";
+  WriteFacts(*run, out);
+  WriteArmTable(summary, out);
+  WriteComparisons(summary, out);
+  WriteWarnings(summary, out);
+  WriteCharts(summary, charts, out);
+
+  out << "<footer>Written by pqc-bench " << HtmlEscape(PQC_VERSION) << ". Charts drawn with";
+  std::string_view separator = " ";
+  for (const ChartScript& script : ChartScripts()) {
+    out << separator << HtmlEscape(script.name) << ' ' << HtmlEscape(script.version) << " ("
+        << HtmlEscape(script.license) << ')';
+    separator = ", ";
+  }
+  out << ", embedded in this file.</footer>\n";
+  for (const ChartScript& script : ChartScripts()) {
+    out << "<script>" << script.text << "</script>\n";
+  }
+  out << "<script type=\"application/json\" id=\"pqc-chart-specs\">" << report::ScriptJson(specs)
+      << "</script>\n"
+      << kRenderScript << "</body>\n</html>\n";
+  if (!out) return MakeError(ErrorKind::kIo, "could not write the HTML report (stream failed)");
+  return {};
+}
+
+}  // namespace pqc

@@ -1,0 +1,432 @@
+// report_html_test — the HTML report, twice over: its chart specifications and escaping as
+// data (no browser), then every fixture summary (tests/data/summary_*.json) written to a file
+// and opened in headless Chromium (tests/browser/check_report.mjs), which must render every
+// chart with the right number of lines and bars, log no console error and fetch nothing.
+// Chromium, Node.js and the npm packages come from scripts/setup.sh; when one is missing the
+// browser tests fail and say so, rather than skip.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/chart_scripts.h"
+#include "report/chart_specs.h"
+#include "report/html_report.h"
+#include "report/html_text.h"
+
+extern char** environ;
+
+namespace pqc {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json LoadFixture(const std::string& name) {
+  std::ifstream in(fs::path(PQC_TEST_DATA_DIR) / name);
+  EXPECT_TRUE(in) << "cannot open fixture " << name;
+  return json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+std::string Html(const json& summary) {
+  std::ostringstream out;
+  Status status = WriteHtmlReport(summary, out);
+  EXPECT_TRUE(status.ok()) << status.error().message;
+  return out.str();
+}
+
+const report::Chart& Find(const std::vector<report::Chart>& charts, const std::string& id) {
+  for (const report::Chart& chart : charts) {
+    if (chart.id == id) return chart;
+  }
+  ADD_FAILURE() << "no chart " << id;
+  return charts.front();
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// ---- text and escaping ------------------------------------------------------------------
+
+TEST(HtmlText, EscapesMarkupAndQuotes) {
+  EXPECT_EQ(report::HtmlEscape("<b>a & \"b\" 'c'</b>"),
+            "&lt;b&gt;a &amp; &quot;b&quot; &#39;c&#39;&lt;/b&gt;");
+}
+
+TEST(HtmlText, ScriptJsonCannotCloseTheScriptAndParsesBack) {
+  json value = {{"title", "</script><script>alert(1)</script><!-- & -->"}};
+  std::string text = report::ScriptJson(value);
+  EXPECT_EQ(text.find('<'), std::string::npos) << text;
+  EXPECT_EQ(text.find('>'), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text), value);
+}
+
+TEST(HtmlText, ScriptJsonReplacesInvalidUtf8InsteadOfThrowing) {
+  json value = std::string("bad \xff byte");
+  EXPECT_NO_THROW(report::ScriptJson(value));
+}
+
+TEST(HtmlText, FormatsMillisecondsWithMicrosecondPrecision) {
+  EXPECT_EQ(report::FormatMs(890.04), "0.890");
+  EXPECT_EQ(report::FormatMs(151290.0), "151.290");
+  EXPECT_EQ(report::FormatMs(std::nullopt), "–");
+  EXPECT_EQ(report::FormatCount(9000), "9,000");
+  EXPECT_EQ(report::FormatCount(1234567), "1,234,567");
+  EXPECT_EQ(report::FormatCount(12), "12");
+}
+
+// ---- chart specifications ---------------------------------------------------------------
+
+TEST(ChartSpecs, FreshStudyDrawsSpectrumBarsAndBytesButNoSweeps) {
+  std::vector<report::Chart> charts = report::BuildCharts(LoadFixture("summary_fresh_study.json"));
+  ASSERT_EQ(charts.size(), 5u);
+  EXPECT_TRUE(Find(charts, "chart-spectrum").drawn());
+  EXPECT_EQ(Find(charts, "chart-spectrum").series, 2u);
+  EXPECT_EQ(Find(charts, "chart-phases").series, 2u);
+  EXPECT_EQ(Find(charts, "chart-bytes").series, 2u);  // one chain, two groups
+  EXPECT_FALSE(Find(charts, "chart-rtt").drawn());
+  EXPECT_NE(Find(charts, "chart-rtt").omitted.find("network"), std::string::npos);
+  EXPECT_FALSE(Find(charts, "chart-payload").drawn());
+  // Several phases have spectra, so the spectrum has a phase selector starting on handshake.
+  const json& spec = Find(charts, "chart-spectrum").spec;
+  ASSERT_TRUE(spec.contains("params"));
+  EXPECT_EQ(spec["params"][0]["value"], "handshake");
+  EXPECT_EQ(spec["params"][0]["bind"]["options"].size(), 5u);
+}
+
+TEST(ChartSpecs, SpectrumPlacesTheTailOnAStretchedAxis) {
+  const report::Chart chart = report::SpectrumChart(LoadFixture("summary_fresh_study.json"));
+  const json& rows = chart.spec["data"]["values"];
+  bool saw_p999 = false, saw_max = false;
+  for (const json& row : rows) {
+    if (row["percentile"] == "p99.9") {
+      EXPECT_NEAR(row["x"].get<double>(), 3.0, 1e-9);
+      saw_p999 = true;
+    }
+    if (row["percentile"] == "max") {
+      EXPECT_NEAR(row["x"].get<double>(), 5.0, 1e-9);  // one step past p99.99 (x = 4)
+      saw_max = true;
+    }
+  }
+  EXPECT_TRUE(saw_p999 && saw_max);
+  EXPECT_FALSE(chart.spec["encoding"]["y"].contains("scale"));  // 0.7 to 7.5 ms: linear
+  // An RTT sweep spans 1 ms to 1.5 s: a log axis keeps the loopback arms readable.
+  const report::Chart sweep = report::SpectrumChart(LoadFixture("summary_rtt_sweep.json"));
+  EXPECT_EQ(sweep.spec["encoding"]["y"]["scale"]["type"], "log");
+  EXPECT_EQ(sweep.spec["encoding"]["color"]["scale"]["scheme"], "category20");  // 12 arms
+}
+
+TEST(ChartSpecs, RttSweepHasOneLinePerChain) {
+  json summary = LoadFixture("summary_rtt_sweep.json");
+  const report::Chart rtt = report::RttSweepChart(summary);
+  ASSERT_TRUE(rtt.drawn()) << rtt.omitted;
+  EXPECT_EQ(rtt.series, 3u);
+  EXPECT_EQ(rtt.spec["data"]["values"].size(), 12u);
+  EXPECT_FALSE(report::PayloadSweepChart(summary).drawn());
+  EXPECT_EQ(report::WireBytesChart(summary).series, 3u);  // three chains, one group
+}
+
+TEST(ChartSpecs, PayloadSweepUsesALogAxisAndOneLinePerGroup) {
+  const report::Chart chart = report::PayloadSweepChart(LoadFixture("summary_payload_sweep.json"));
+  ASSERT_TRUE(chart.drawn()) << chart.omitted;
+  EXPECT_EQ(chart.series, 2u);
+  EXPECT_EQ(chart.spec["layer"][0]["encoding"]["x"]["scale"]["type"], "log");
+}
+
+TEST(ChartSpecs, FailedArmIsLeftOutOfEveryChart) {
+  std::vector<report::Chart> charts =
+      report::BuildCharts(LoadFixture("summary_failed_slhdsa.json"));
+  EXPECT_EQ(Find(charts, "chart-spectrum").series, 2u);
+  EXPECT_EQ(Find(charts, "chart-phases").series, 2u);
+  EXPECT_EQ(Find(charts, "chart-bytes").series, 2u);
+  EXPECT_EQ(Find(charts, "chart-spectrum").spec.dump().find("slh-dsa"), std::string::npos);
+}
+
+TEST(ChartSpecs, NoValidArmOmitsEveryChartWithAReason) {
+  json summary = LoadFixture("summary_incomplete.json");
+  for (json& arm : summary["arms"]) arm["status"] = "invalid";
+  for (const report::Chart& chart : report::BuildCharts(summary)) {
+    EXPECT_FALSE(chart.drawn()) << chart.id;
+    EXPECT_FALSE(chart.omitted.empty()) << chart.id;
+  }
+  std::string html = Html(summary);
+  EXPECT_EQ(Count(html, "class=\"omitted\""), 5u);
+  EXPECT_EQ(Count(html, "class=\"chart\""), 0u);
+}
+
+// ---- the page as text -------------------------------------------------------------------
+
+TEST(HtmlReport, RejectsADocumentThatIsNotASummary) {
+  std::ostringstream out;
+  Status status = WriteHtmlReport(json::array({1, 2}), out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().kind, ErrorKind::kConfig);
+  EXPECT_NE(status.error().message.find("pqc-bench/summary/1"), std::string::npos);
+  status = WriteHtmlReport({{"schema", "pqc-bench/summary/1"}, {"run", 3}}, out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("\"arms\""), std::string::npos);
+}
+
+TEST(HtmlReport, SurvivesMistypedFields) {
+  json summary = LoadFixture("summary_fresh_study.json");
+  summary["factors"] = "group";
+  summary["arms"][0]["phases"]["handshake"]["p50"] = "fast";
+  summary["arms"][0]["phases"]["handshake"]["spectrum"] = {{{"q", "half"}, {"us", nullptr}}};
+  summary["arms"][1]["bytes"] = json::array();
+  summary["arms"][1]["trials"] = 3;
+  summary["comparisons"][0]["diffs"] = nullptr;
+  summary["run"]["complete"] = "yes";
+  std::string html = Html(summary);
+  EXPECT_NE(html.find("INCOMPLETE"), std::string::npos);  // only a boolean true is complete
+}
+
+TEST(HtmlReport, EscapesAHostileTitleAndLabels) {
+  std::string html = Html(LoadFixture("summary_script_title.json"));
+  // Exactly the report's own five script elements: three libraries, the specs, the renderer.
+  EXPECT_EQ(Count(html, "</script>"), 5u);
+  EXPECT_EQ(Count(html, "<script"), 5u);
+  EXPECT_NE(html.find("<title>Title with &lt;/script&gt;&lt;script&gt;window.__pqcInjected"),
+            std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;X25519&lt;/b&gt; &amp; &quot;friends&quot;"), std::string::npos);
+  EXPECT_EQ(html.find("<!--"), std::string::npos);
+}
+
+TEST(HtmlReport, ShowsRunFactsFailuresAndWarnings) {
+  std::string fresh = Html(LoadFixture("summary_fresh_study.json"));
+  EXPECT_NE(fresh.find("Complete: 6 of 6 trials done."), std::string::npos);
+  EXPECT_NE(fresh.find("OpenSSL 3.5.7"), std::string::npos);
+  EXPECT_NE(fresh.find("AMD EPYC 7B13"), std::string::npos);
+  EXPECT_NE(fresh.find("+0.410 ms [0.360, 0.470]"), std::string::npos);
+  EXPECT_NE(fresh.find("p99 19.5× the other trials&#39; median"), std::string::npos);
+  EXPECT_NE(fresh.find(">0.890<"), std::string::npos);  // X25519 handshake p50, in ms
+
+  std::string failed = Html(LoadFixture("summary_failed_slhdsa.json"));
+  EXPECT_NE(failed.find("unknown certificate type"), std::string::npos);
+  EXPECT_NE(failed.find("class=\"status-failed\""), std::string::npos);
+  EXPECT_NE(failed.find("Not in the charts, having no valid trial: slh-dsa-sha2-128f (failed)."),
+            std::string::npos);
+
+  std::string incomplete = Html(LoadFixture("summary_incomplete.json"));
+  EXPECT_NE(incomplete.find("INCOMPLETE: 3 of 6 trials done."), std::string::npos);
+  EXPECT_NE(incomplete.find("did not resume"), std::string::npos);
+  EXPECT_NE(incomplete.find("no valid trial"), std::string::npos);
+}
+
+TEST(HtmlReport, EmbedsTheChartLibrariesAndNoNetworkAddress) {
+  ASSERT_EQ(ChartScripts().size(), 3u);
+  std::string html = Html(LoadFixture("summary_fresh_study.json"));
+  for (const ChartScript& script : ChartScripts()) {
+    EXPECT_GT(script.text.size(), 10000u) << script.name;
+    EXPECT_NE(html.find(script.text), std::string::npos) << script.name;
+  }
+  EXPECT_EQ(html.find("sourceMappingURL"), std::string::npos);
+  EXPECT_NE(html.find("default-src 'none'"), std::string::npos);
+}
+
+// ---- in headless Chromium ---------------------------------------------------------------
+
+struct Browsed {
+  int exit_code = -1;
+  json result;
+  std::string stderr_text;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// RunChecker: check_report.mjs on `html`, its JSON result and exit status.
+Browsed RunChecker(const fs::path& html, const fs::path& png) {
+  Browsed browsed;
+  fs::path out_file = fs::path(html).replace_extension(".out.json");
+  fs::path err_file = fs::path(html).replace_extension(".err.txt");
+  fs::remove(png);
+  std::vector<std::string> args = {
+      PQC_NODE,     PQC_BROWSER_SCRIPT, "--modules",   PQC_WEB_MODULES_DIR, "--chromium",
+      PQC_CHROMIUM, "--report",         html.string(), "--screenshot",      png.string()};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    browsed.stderr_text = "could not start " + args[0] + ": " + strerror(rc);
+    return browsed;
+  }
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);  // check_report.mjs ends itself after 60 s at most
+  browsed.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  browsed.stderr_text = ReadFile(err_file);
+  browsed.result = json::parse(ReadFile(out_file), nullptr, /*allow_exceptions=*/false);
+  return browsed;
+}
+
+fs::path OutDir() {
+  fs::path dir = fs::path(PQC_REPORT_OUT_DIR);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Browse: writes the report for `fixture` (build/tests/report_html/<fixture>.html) and checks
+// it in the browser, leaving the screenshot beside it.
+Browsed Browse(const std::string& fixture) {
+  std::string stem = fs::path(fixture).stem().string();
+  fs::path html = OutDir() / (stem + ".html");
+  {
+    std::ofstream out(html);
+    Status status = WriteHtmlReport(LoadFixture(fixture), out);
+    EXPECT_TRUE(status.ok()) << status.error().message;
+  }
+  return RunChecker(html, OutDir() / (stem + ".png"));
+}
+
+void ExpectBrowserTools() {
+  // Missing tools are a failed set-up, not a reason to skip: scripts/setup.sh installs them.
+  for (const auto& [what, path] :
+       {std::pair<std::string, std::string>{"Node.js (node)", PQC_NODE},
+        {"Chromium", PQC_CHROMIUM},
+        {"playwright-core", std::string(PQC_WEB_MODULES_DIR) + "/playwright-core"}}) {
+    ASSERT_TRUE(fs::exists(path)) << what << " not found at '" << path
+                                  << "': run scripts/setup.sh (it installs Chromium from "
+                                     "Debian and the npm packages of web/package.json)";
+  }
+}
+
+// The checker itself must notice what it is there to catch: a page that fetches a file and
+// logs an error (no Content-Security-Policy here, so the request reaches the router).
+TEST(BrowserChecker, CatchesRequestsAndConsoleErrors) {
+  ExpectBrowserTools();
+  if (HasFatalFailure()) return;
+  fs::path html = OutDir() / "checker_negative.html";
+  {
+    std::ofstream out(html);
+    out << "<!DOCTYPE html><html><head><title>negative</title></head><body>"
+           "<img src=\"missing-picture.png\"><script>console.error('deliberate');</script>"
+           "</body></html>\n";
+  }
+  Browsed browsed = RunChecker(html, OutDir() / "checker_negative.png");
+  ASSERT_TRUE(browsed.result.is_object()) << browsed.stderr_text;
+  EXPECT_EQ(browsed.exit_code, 1);
+  EXPECT_FALSE(browsed.result["ok"].get<bool>());
+  const json& errors = browsed.result["consoleErrors"];  // also "Failed to load resource"
+  EXPECT_NE(std::find(errors.begin(), errors.end(), "deliberate"), errors.end()) << errors;
+  ASSERT_EQ(browsed.result["blockedRequests"].size(), 1u);
+  EXPECT_NE(browsed.result["blockedRequests"][0].get<std::string>().find("missing-picture.png"),
+            std::string::npos);
+  EXPECT_EQ(browsed.result["chartsReady"], "no window.pqcChartsReady");
+}
+
+class BrowserTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ExpectBrowserTools(); }
+};
+
+TEST_P(BrowserTest, RendersEveryChartOfflineWithoutErrors) {
+  std::string fixture = GetParam();
+  std::vector<report::Chart> charts = report::BuildCharts(LoadFixture(fixture));
+  Browsed browsed = Browse(fixture);
+  json r = browsed.result;  // not const: a missing key reads as null instead of asserting
+  ASSERT_TRUE(r.is_object()) << "no result from check_report.mjs (exit " << browsed.exit_code
+                             << "): " << browsed.stderr_text;
+  EXPECT_EQ(browsed.exit_code, 0) << r.dump(1) << browsed.stderr_text;
+  EXPECT_FALSE(r.contains("exception")) << r.value("exception", "");
+  EXPECT_EQ(r["consoleErrors"], json::array()) << r["consoleErrors"].dump(1);
+  EXPECT_EQ(r["pageErrors"], json::array()) << r["pageErrors"].dump(1);
+  EXPECT_EQ(r["blockedRequests"], json::array()) << r["blockedRequests"].dump(1);
+  EXPECT_EQ(r["failedRequests"], json::array()) << r["failedRequests"].dump(1);
+
+  size_t drawn = 0;
+  for (const report::Chart& chart : charts) {
+    if (!chart.drawn()) {
+      EXPECT_NE(std::find(r["omitted"].begin(), r["omitted"].end(), chart.id + "-omitted"),
+                r["omitted"].end())
+          << chart.id;
+      continue;
+    }
+    ++drawn;
+    ASSERT_TRUE(r["charts"].contains(chart.id)) << chart.id;
+    const json& c = r["charts"][chart.id];
+    SCOPED_TRACE(chart.id + ": " + c.dump());
+    EXPECT_TRUE(c["rendered"].get<bool>());
+    EXPECT_EQ(c["svg"].get<int>(), 1);
+    EXPECT_GT(c["height"].get<double>(), 100);
+    if (chart.id == "chart-spectrum" || chart.id == "chart-rtt" || chart.id == "chart-payload") {
+      EXPECT_EQ(c["lines"].get<size_t>(), chart.series);  // one line per arm or series
+      EXPECT_GT(c["symbols"].get<size_t>(), chart.series);
+    }
+    if (chart.id == "chart-phases") {
+      // p50 and p99 bars for every arm in every phase panel, each with its interval.
+      size_t bars = chart.spec["data"]["values"].size();
+      EXPECT_EQ(c["rects"].get<size_t>(), bars);
+      EXPECT_EQ(c["rules"].get<size_t>(), bars);
+    }
+    if (chart.id == "chart-bytes") {
+      EXPECT_GE(c["rects"].get<size_t>(), 4 * chart.series);  // ClientHello + 3 server messages
+      EXPECT_EQ(c["rules"].get<size_t>(), 1u);                // the initial window
+    }
+  }
+  EXPECT_EQ(r["chartsReady"], drawn);
+  EXPECT_EQ(r["charts"].size(), drawn);
+  EXPECT_EQ(r["scripts"], 5);
+  EXPECT_TRUE(r["injected"].is_null()) << "text from the summary ran as script";
+  // What each fixture is about, as a reader sees it.
+  json summary = LoadFixture(fixture);
+  if (fixture == "summary_script_title.json") {
+    std::string title = summary["run"]["title"];
+    EXPECT_EQ(r["title"], title);  // shown literally, in the tab and the heading
+    EXPECT_EQ(r["h1"], title);
+  }
+  if (fixture == "summary_failed_slhdsa.json") {
+    EXPECT_EQ(r["armRows"], 3);
+    ASSERT_EQ(r["failureRows"].size(), 1u);
+    EXPECT_NE(r["failureRows"][0].get<std::string>().find("unknown certificate type"),
+              std::string::npos);
+  }
+  if (fixture == "summary_incomplete.json") {
+    EXPECT_EQ(r["banner"].get<std::string>().rfind("INCOMPLETE", 0), 0u);
+    EXPECT_GE(r["warnings"].get<int>(), 1);
+  } else {
+    EXPECT_EQ(r["banner"].get<std::string>().rfind("Complete", 0), 0u);
+  }
+  std::string png = r.value("screenshot", "");
+  ASSERT_TRUE(fs::exists(png)) << "no screenshot";
+  EXPECT_GT(fs::file_size(png), 20000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BrowserTest,
+                         ::testing::Values("summary_fresh_study.json", "summary_rtt_sweep.json",
+                                           "summary_payload_sweep.json",
+                                           "summary_failed_slhdsa.json", "summary_incomplete.json",
+                                           "summary_script_title.json"),
+                         [](const ::testing::TestParamInfo<std::string>& fixture) {
+                           std::string name = fs::path(fixture.param).stem().string();
+                           return name.substr(name.find('_') + 1);
+                         });
+
+}  // namespace
+}  // namespace pqc
