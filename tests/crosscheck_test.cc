@@ -95,13 +95,13 @@ TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
     LoadOptions o;
     o.target = *addr;
     o.mix = {{ConnMode::kFresh, 1.0}};
-    o.rate = 150;  // a connection takes ~1-3 ms here: no overlap
+    o.rate = 2000;
+    o.max_inflight = 1;
     o.duration = int64_t{kSecondsPerSide} * 1'000'000'000;
     o.warmup = 200'000'000;
     o.tls.groups = {kGroup};
     o.tls.trust_anchor = chain->root().cert.get();
     o.expect_group = kGroup;
-    o.max_inflight = 100;
     auto r = RunLoad(o, nullptr);
     ASSERT_TRUE(r.ok()) << r.error().message;
     for (const ConnectionRecord& c : r->connections) {
@@ -111,6 +111,13 @@ TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
       ours.seconds +=
           static_cast<double>(r->requests[c.first_request].last_byte - c.actual_start) / 1e9;
       ++ours.connections;
+      if (ours.connections % 50 == 1) {
+        const RequestRecord& q = r->requests[c.first_request];
+        std::cout << "conn " << c.id << ": start→tcp " << (c.tcp_established - c.actual_start) / 1000
+                  << " tls " << (c.tls_done - c.tcp_established) / 1000 << " sent "
+                  << (q.sent - c.tls_done) / 1000 << " first " << (q.first_byte - q.sent) / 1000
+                  << " last " << (q.last_byte - q.first_byte) / 1000 << " us\n";
+      }
     }
   }
   ASSERT_TRUE(nginx->Stop().ok());
