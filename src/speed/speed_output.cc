@@ -6,7 +6,7 @@
 namespace pqc::speed {
 
 void PrintSpeedTable(std::FILE* out, const SpeedTable& table) {
-  fmt::print(out, "{} — µs per operation (median of batches), this process, one thread\n\n",
+  fmt::print(out, "{} — CPU µs per operation (median of batches), this process, one thread\n\n",
              OpenSSL_version(OPENSSL_VERSION));
   fmt::print(out, "{:<22} {:<7} {:>12} {:>12} {:>10}\n", "algorithm", "op", "us/op", "ops/s",
              "runs");

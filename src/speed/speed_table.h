@@ -22,7 +22,7 @@ struct SpeedEntry {
   std::string algorithm;  // group name (X25519MLKEM768) or signature type (ml-dsa-65)
   bool is_group = false;
   SpeedOp op = SpeedOp::kKeygen;
-  double us_per_op = 0;  // median over the batches
+  double us_per_op = 0;  // this thread's CPU time per op (user + sys), median over the batches
   double ops_per_s = 0;  // 1e6 / us_per_op
   uint64_t iterations = 0;
   int batches = 0;
@@ -48,8 +48,8 @@ std::vector<SpeedOp> OpsFor(bool is_group, bool is_kem);
 // input (64 spaces, the 33-byte context string, a zero byte and a SHA-256 transcript hash).
 inline constexpr size_t kSignedMessageBytes = 130;
 
-// MeasureSpeed: every operation of every selected algorithm, each repeated for per_op in
-// `batches` batches of per_op/batches (at least one operation per batch; a batch stops
+// MeasureSpeed: every operation of every selected algorithm, each repeated for per_op of CPU
+// time in `batches` batches of per_op/batches (at least one operation per batch; a batch stops
 // early once the whole budget is spent, so a 1-second RSA-4096 keygen costs one run).
 // Names in `only` are validated (the error suggests the nearest name).
 Result<SpeedTable> MeasureSpeed(const SpeedOptions& options);
