@@ -2,6 +2,7 @@
 // handshake. Flag wiring; the measurement and the model are src/speed.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -44,7 +45,11 @@ int SpeedMain(int argc, char** argv) {
     auto arm = speed::ParseFloorArm(text);
     if (!arm) return ReportError("speed", arm.error());
     if (only.empty()) {
-      for (std::string& name : speed::AlgorithmsFor(*arm)) options.only.push_back(std::move(name));
+      for (std::string& name : speed::AlgorithmsFor(*arm)) {
+        if (std::find(options.only.begin(), options.only.end(), name) == options.only.end()) {
+          options.only.push_back(std::move(name));
+        }
+      }
     }
     parsed.push_back(std::move(*arm));
   }
