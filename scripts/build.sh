@@ -15,6 +15,6 @@ case "$kind" in
 esac
 # -U: forget a previously found OpenSSL, so that a changed cache location is honoured.
 cmake -S "$here" -B "$dir" -G Ninja -U "OPENSSL_*" -DOPENSSL_ROOT_DIR="$PQC_OPENSSL_ROOT" \
-  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" "${flags[@]}" >/dev/null
+  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
 echo "$dir"

@@ -27,5 +27,6 @@ int CertsMain(int argc, char** argv);
 int LoadMain(int argc, char** argv);
 int RunMain(int argc, char** argv);
 int ReportMain(int argc, char** argv);
+int SpeedMain(int argc, char** argv);
 
 }  // namespace pqc::cli

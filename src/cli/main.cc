@@ -21,7 +21,11 @@ constexpr Command kCommands[] = {
     {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
     {"serve", "the embedded HTTPS target: TLS 1.3, / and /payload/<size>", pqc::cli::ServeMain},
     {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
+    {"run", "run a scenario file: every arm × trial, stored, summarised, reported",
+     pqc::cli::RunMain},
     {"report", "a run's results as a table, Markdown, CSV, JSON or HTML", pqc::cli::ReportMain},
+    {"speed", "cost of each primitive here and the crypto floor of an arm's handshake",
+     pqc::cli::SpeedMain},
 };
 
 void Usage(std::FILE* out) {

@@ -11,9 +11,11 @@
 #include <fstream>
 
 #include "cli/command.h"
+#include "cli/serve_nginx.h"
 #include "core/units.h"
 #include "net/address.h"
 #include "server/embedded_server.h"
+#include "server/server_stats_json.h"
 #include "tls/cert_chain.h"
 
 namespace pqc::cli {
@@ -117,6 +119,9 @@ int ServeMain(int argc, char** argv) {
   std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
               groups = kDefaultGroups, tickets = "on", cache = "on", ciphersuites, write_ca,
               duration, handshake_timeout = "10s", idle_timeout = "60s";
+  std::string stats_json, nginx_exe = DefaultNginxExe(), work_dir,
+                          payload_sizes = "100B,1K,10K,100K,1M";
+  bool use_nginx = false;
   int threads = 1;
   size_t max_connections = 20'000;
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
@@ -153,7 +158,24 @@ int ServeMain(int argc, char** argv) {
   app.add_option("--max-connections", max_connections, "open connections per thread, at most")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  app.add_option("--stats-json", stats_json, "write the final server stats as JSON here");
+  auto* nginx_opt = app.add_flag("--nginx", use_nginx,
+                                 "run nginx with these flags instead of the embedded server");
+  app.add_option("--nginx-exe", nginx_exe, "nginx binary (default: $PQC_NGINX, else the build's)")
+      ->needs(nginx_opt);
+  app.add_option("--work-dir", work_dir,
+                 "nginx: directory for its configuration, logs and payload files (default: new "
+                 "one under $TMPDIR)")
+      ->needs(nginx_opt);
+  app.add_option("--payload-sizes", payload_sizes, "nginx: /payload/<size> files to serve")
+      ->capture_default_str()
+      ->needs(nginx_opt);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (use_nginx && !stats_json.empty()) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--stats-json: the embedded server only (nginx keeps "
+                                          "no handshake counts)"));
+  }
 
   ServerOptions options;
   auto addr = ParseAddress(listen);
@@ -177,6 +199,42 @@ int ServeMain(int argc, char** argv) {
     auto d = ParseBoundedDuration("--duration", duration, 24 * 3600 * kSecond);
     if (!d) return ReportError("serve", d.error());
     run_for = *d;
+  }
+
+  const Nanos deadline_from_start = run_for;
+  if (use_nginx) {
+    NginxServeOptions n;
+    n.nginx_exe = nginx_exe;
+    n.cert = cert;
+    n.cert_file = cert_file;
+    n.key_file = key_file;
+    n.work_dir = work_dir;
+    n.listen = listen;
+    n.write_ca = write_ca;
+    n.config.groups = groups;
+    n.config.tickets = options.tls.tickets;
+    n.config.session_cache = options.tls.session_cache;
+    n.config.threads = static_cast<unsigned>(threads);
+    n.config.ciphersuites = ciphersuites;
+    size_t start = 0;
+    // Bounded: one iteration per comma-separated size.
+    while (start <= payload_sizes.size()) {
+      size_t end = payload_sizes.find(',', start);
+      if (end == std::string::npos) end = payload_sizes.size();
+      auto size = ParseSize(std::string_view(payload_sizes).substr(start, end - start));
+      if (!size)
+        return ReportError(
+            "serve", MakeError(ErrorKind::kUsage, "--payload-sizes: " + size.error().message));
+      n.config.payload_sizes.push_back(*size);
+      start = end + 1;
+    }
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    return ServeNginx(std::move(n), signals,
+                      deadline_from_start > 0 ? MonotonicNow() + deadline_from_start : 0);
   }
 
   std::optional<CertChain> chain;
@@ -217,6 +275,10 @@ int ServeMain(int argc, char** argv) {
   ServerStats stats = (*server)->Wait();
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   PrintSummary(stats);
+  if (!stats_json.empty()) {
+    if (Status s = WriteServerStatsJson(stats, stats_json); !s)
+      return ReportError("serve", s.error());
+  }
   return stats.loop_error.empty() ? kExitOk : kExitFailure;
 }
 

@@ -52,22 +52,6 @@ Status ConfigureRsaPss(const SignatureInfo& sig, EVP_PKEY_CTX* pctx) {
   return {};
 }
 
-Result<Bytes> Derive(EVP_PKEY* own, EVP_PKEY* peer, std::string_view label) {
-  PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, own, nullptr));
-  size_t len = 0;
-  if (!ctx || EVP_PKEY_derive_init(ctx.get()) <= 0 ||
-      EVP_PKEY_derive_set_peer(ctx.get(), peer) <= 0 ||
-      EVP_PKEY_derive(ctx.get(), nullptr, &len) <= 0) {
-    return SslError(fmt::format("{}: key agreement", label));
-  }
-  Bytes secret(len);
-  if (EVP_PKEY_derive(ctx.get(), secret.data(), &len) <= 0) {
-    return SslError(fmt::format("{}: key agreement", label));
-  }
-  secret.resize(len);
-  return secret;
-}
-
 }  // namespace
 
 Result<PkeyPtr> GenerateSignatureKey(const SignatureInfo& sig) {
@@ -115,9 +99,9 @@ Result<SharedSecretPair> KeyExchange(const GroupInfo& group, EVP_PKEY* client_ke
   if (!group.is_kem) {
     auto server_key = GenerateGroupKey(group);
     if (!server_key) return server_key.error();
-    auto s = Derive(server_key->get(), client_key, group.name);
+    auto s = DeriveSecret(server_key->get(), client_key, group.name);
     if (!s) return s.error();
-    auto c = Derive(client_key, server_key->get(), group.name);
+    auto c = DeriveSecret(client_key, server_key->get(), group.name);
     if (!c) return c.error();
     out.responder = std::move(*s);
     out.initiator = std::move(*c);
@@ -128,32 +112,64 @@ Result<SharedSecretPair> KeyExchange(const GroupInfo& group, EVP_PKEY* client_ke
     }
     return out;
   }
-  PkeyCtxPtr enc(EVP_PKEY_CTX_new_from_pkey(nullptr, client_key, nullptr));
+  auto enc = Encapsulate(group, client_key);
+  if (!enc) return enc.error();
+  auto dec = Decapsulate(group, client_key, enc->ciphertext);
+  if (!dec) return dec.error();
+  out.responder = std::move(enc->secret);
+  out.initiator = std::move(*dec);
+  out.wire_bytes = enc->ciphertext.size();
+  return out;
+}
+
+Result<Bytes> DeriveSecret(EVP_PKEY* own, EVP_PKEY* peer, std::string_view label) {
+  PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, own, nullptr));
+  size_t len = 0;
+  if (!ctx || EVP_PKEY_derive_init(ctx.get()) <= 0 ||
+      EVP_PKEY_derive_set_peer(ctx.get(), peer) <= 0 ||
+      EVP_PKEY_derive(ctx.get(), nullptr, &len) <= 0) {
+    return SslError(fmt::format("{}: key agreement", label));
+  }
+  Bytes secret(len);
+  if (EVP_PKEY_derive(ctx.get(), secret.data(), &len) <= 0) {
+    return SslError(fmt::format("{}: key agreement", label));
+  }
+  secret.resize(len);
+  return secret;
+}
+
+Result<Encapsulation> Encapsulate(const GroupInfo& group, EVP_PKEY* public_key) {
+  PkeyCtxPtr enc(EVP_PKEY_CTX_new_from_pkey(nullptr, public_key, nullptr));
   size_t ct_len = 0, ss_len = 0;
   if (!enc || EVP_PKEY_encapsulate_init(enc.get(), nullptr) <= 0 ||
       EVP_PKEY_encapsulate(enc.get(), nullptr, &ct_len, nullptr, &ss_len) <= 0) {
     return SslError(fmt::format("{}: encapsulation not available", group.name));
   }
-  Bytes ct(ct_len);
-  out.responder.resize(ss_len);
-  if (EVP_PKEY_encapsulate(enc.get(), ct.data(), &ct_len, out.responder.data(), &ss_len) <= 0) {
+  Encapsulation out;
+  out.ciphertext.resize(ct_len);
+  out.secret.resize(ss_len);
+  if (EVP_PKEY_encapsulate(enc.get(), out.ciphertext.data(), &ct_len, out.secret.data(), &ss_len) <=
+      0) {
     return SslError(fmt::format("{}: encapsulation", group.name));
   }
-  out.responder.resize(ss_len);
-  ct.resize(ct_len);
-  PkeyCtxPtr dec(EVP_PKEY_CTX_new_from_pkey(nullptr, client_key, nullptr));
-  size_t dec_len = 0;
+  out.ciphertext.resize(ct_len);
+  out.secret.resize(ss_len);
+  return out;
+}
+
+Result<Bytes> Decapsulate(const GroupInfo& group, EVP_PKEY* private_key, const Bytes& ct) {
+  PkeyCtxPtr dec(EVP_PKEY_CTX_new_from_pkey(nullptr, private_key, nullptr));
+  size_t len = 0;
   if (!dec || EVP_PKEY_decapsulate_init(dec.get(), nullptr) <= 0 ||
-      EVP_PKEY_decapsulate(dec.get(), nullptr, &dec_len, ct.data(), ct.size()) <= 0) {
+      EVP_PKEY_decapsulate(dec.get(), nullptr, &len, ct.data(), ct.size()) <= 0) {
     return SslError(fmt::format("{}: decapsulation not available", group.name));
   }
-  out.initiator.resize(dec_len);
-  if (EVP_PKEY_decapsulate(dec.get(), out.initiator.data(), &dec_len, ct.data(), ct.size()) <= 0) {
+  Bytes secret(len);
+  if (EVP_PKEY_decapsulate(dec.get(), secret.data(), &len, ct.data(), ct.size()) <= 0) {
     return SslError(fmt::format("{}: decapsulation", group.name));
   }
-  out.initiator.resize(dec_len);
-  out.wire_bytes = ct.size();
-  return out;
+  secret.resize(len);
+  return secret;
 }
 
 }  // namespace pqc

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -27,6 +28,18 @@ struct SharedSecretPair {
   Bytes responder;        // what the server derives (encapsulation / its ECDH)
   size_t wire_bytes = 0;  // ciphertext (KEM) or responder public key (ECDH) length
 };
+
+// DeriveSecret: ECDH (or X25519) agreement of `own` with `peer`'s public key.
+Result<Bytes> DeriveSecret(EVP_PKEY* own, EVP_PKEY* peer, std::string_view label);
+
+struct Encapsulation {
+  Bytes ciphertext;
+  Bytes secret;
+};
+// Encapsulate / Decapsulate: one KEM operation each (the server's and the client's share of a
+// KEM group's exchange), timed separately by speed.
+Result<Encapsulation> Encapsulate(const GroupInfo& group, EVP_PKEY* public_key);
+Result<Bytes> Decapsulate(const GroupInfo& group, EVP_PKEY* private_key, const Bytes& ciphertext);
 
 // KeyExchange: one full exchange against `client_key` as TLS does it: for a KEM the server
 // encapsulates to the client's public key and the client decapsulates; for ECDH the server

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""crosscheck — `pqc-bench load --mode fresh` against an independent client, `openssl s_time
+-new`, on the same server arm over loopback: mean time of one connection on each side.
+
+Like for like (see apps/s_time.c of the cached OpenSSL): s_time -new -www / makes one
+connection at a time: TCP connect, full TLS 1.3 handshake, "GET / HTTP/1.0", read until the
+server closes, close (SO_LINGER 0). Groups from an OPENSSL_CONF system_default section (one
+group, so one key share, as load's --groups); -CAfile so that it verifies the chain's
+signature as load does with --ca. s_time's mean = its wall time (spawn → exit) / connections
+(its own "real seconds" are whole seconds). load runs with one connection in flight at most
+(--max-inflight 1) and arrivals every 0.5 ms (--rate 2000), so that each connection starts at
+most 0.5 ms after the previous one ended: the closed-loop equivalent (skipped arrivals make
+the run "invalid", which is expected here). Its mean is actual start → last response byte per
+measured connection, from --samples.
+
+Servers: nginx (`pqc-bench serve --nginx`, one worker) and the embedded server (`pqc-bench
+serve`, one thread); groups X25519 and X25519MLKEM768; ecdsa-p256 certificate. Rounds are
+interleaved (s_time, load, next cell ...) and the median ratio per cell is reported.
+
+Not here yet: the same at 70 ms RTT through the network emulator (being built in parallel).
+
+usage: bench/crosscheck.py [--build DIR] [--seconds N] [--rounds K] [--rate R]
+"""
+import argparse
+import csv
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GROUPS = ["X25519", "X25519MLKEM768"]
+
+
+def cache_env():
+    env_sh = subprocess.run([os.path.join(ROOT, "scripts", "setup.sh")], capture_output=True,
+                            text=True, check=True).stdout.strip().splitlines()[-1]
+    out = {}
+    for line in open(env_sh):
+        k, _, v = line.strip().partition("=")
+        out[k] = v
+    return out
+
+
+class Server:
+    """`pqc-bench serve [--nginx]` on a free port; stops on SIGTERM."""
+
+    def __init__(self, binary, kind, group, workdir):
+        self.ca = os.path.join(workdir, f"ca-{kind}-{group}.pem")
+        cmd = [binary, "serve", "--listen", "127.0.0.1:0", "--cert", "ecdsa-p256", "--groups",
+               group, "--threads", "1", "--write-ca", self.ca]
+        if kind == "nginx":
+            cmd += ["--nginx", "--work-dir", os.path.join(workdir, f"nginx-{group}")]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.match(r"listening on (\S+)", line)
+        if not m:
+            self.proc.kill()
+            sys.exit(f"{kind} did not start: {line}")
+        self.addr = m.group(1)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=15)
+
+
+def run_s_time(openssl, addr, group, ca, seconds, workdir):
+    conf = os.path.join(workdir, f"s_time-{group}.cnf")
+    with open(conf, "w") as f:
+        f.write("openssl_conf = init\n[init]\nssl_conf = ssl\n[ssl]\nsystem_default = sd\n"
+                f"[sd]\nGroups = {group}\nMinProtocol = TLSv1.3\n")
+    env = dict(os.environ, OPENSSL_CONF=conf)
+    t0 = time.monotonic()
+    out = subprocess.run([openssl, "s_time", "-connect", addr, "-new", "-www", "/", "-CAfile",
+                          ca, "-time", str(seconds)], env=env, capture_output=True,
+                         text=True).stdout
+    wall = time.monotonic() - t0
+    m = re.search(r"(\d+) connections in [\d.]+s;", out)
+    if not m or "ERROR" in out:
+        sys.exit("s_time failed:\n" + out)
+    n = int(m.group(1))
+    return n, 1e6 * wall / n
+
+
+def run_load(binary, addr, group, ca, seconds, rate, workdir):
+    samples = os.path.join(workdir, f"load-{group}.csv")
+    subprocess.run([binary, "load", "--target", addr, "--mode", "fresh", "--rate", str(rate),
+                    "--duration", f"{seconds}s", "--warmup", "0.5s", "--groups", group, "--ca",
+                    ca, "--samples", samples, "--max-inflight", "1"], stdout=subprocess.DEVNULL,
+                   check=False)
+    times = []
+    with open(samples) as f:
+        for row in csv.DictReader(f):
+            if row["measured"] not in ("1", "true") or row["error"] not in ("", "none"):
+                continue
+            times.append(float(row["req_last_byte_us"]) - float(row["actual_start_us"]))
+    return len(times), statistics.fmean(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rate", type=float, default=2000)
+    args = ap.parse_args()
+    env = cache_env()
+    openssl = os.path.join(env["PQC_OPENSSL_ROOT"], "bin", "openssl")
+    binary = os.path.join(args.build, "src", "pqc-bench")
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="pqc-crosscheck-") as work:
+        for rnd in range(args.rounds):
+            for kind in ("nginx", "embedded"):
+                for group in GROUPS:
+                    srv = Server(binary, kind, group, work)
+                    try:
+                        n_st, us_st = run_s_time(openssl, srv.addr, group, srv.ca, args.seconds,
+                                                 work)
+                        n_ld, us_ld = run_load(binary, srv.addr, group, srv.ca, args.seconds,
+                                               args.rate, work)
+                    finally:
+                        srv.stop()
+                    rows.setdefault((kind, group), []).append((n_st, us_st, n_ld, us_ld))
+                    print(f"round {rnd + 1}: {kind:8} {group:15} s_time {us_st:8.1f} us "
+                          f"({n_st})  load {us_ld:8.1f} us ({n_ld})  load/s_time "
+                          f"{us_ld / us_st:5.3f}", flush=True)
+    print(f"\n{'server':9} {'group':15} {'s_time µs':>10} {'load µs':>10} {'ratio':>6} "
+          f"(medians of {args.rounds} rounds, {args.seconds} s per side)")
+    for (kind, group), rs in rows.items():
+        st = statistics.median(r[1] for r in rs)
+        ld = statistics.median(r[3] for r in rs)
+        ratio = statistics.median(r[3] / r[1] for r in rs)
+        print(f"{kind:9} {group:15} {st:10.1f} {ld:10.1f} {ratio:6.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+#include "cli/serve_nginx.h"
+
+#include <fmt/core.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "cli/command.h"
+#include "core/clock.h"
+#include "net/address.h"
+#include "tls/cert_chain.h"
+#include "tls/cert_files.h"
+
+namespace pqc::cli {
+namespace {
+
+constexpr Nanos kSecond = 1'000'000'000;
+
+Result<std::string> MakeWorkDir(const std::string& wanted) {
+  if (!wanted.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(wanted, ec);
+    if (ec) {
+      return MakeError(ErrorKind::kIo, fmt::format("--work-dir {}: {}", wanted, ec.message()));
+    }
+    return std::filesystem::absolute(wanted).string();
+  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "pqc-bench-nginx-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return MakeError(ErrorKind::kIo, fmt::format("cannot create {}: {}", tmpl, strerror(errno)));
+  }
+  return tmpl;
+}
+
+int WaitForSignal(const sigset_t& signals, Nanos deadline) {
+  // Bounded by the deadline when there is one; otherwise until a signal arrives.
+  for (;;) {
+    int sig = 0;
+    if (deadline == 0) {
+      if (sigwait(&signals, &sig) == 0) return sig;
+      continue;
+    }
+    Nanos left = deadline - MonotonicNow();
+    if (left <= 0) return 0;
+    timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
+    sig = sigtimedwait(&signals, nullptr, &ts);
+    if (sig > 0) return sig;
+    if (errno == EAGAIN) return 0;
+  }
+}
+
+}  // namespace
+
+std::string DefaultNginxExe() {
+  if (const char* env = getenv("PQC_NGINX"); env != nullptr && *env != '\0') return env;
+#ifdef PQC_NGINX_DEFAULT
+  return PQC_NGINX_DEFAULT;
+#else
+  return "";
+#endif
+}
+
+int ServeNginx(NginxServeOptions o, const sigset_t& signals, int64_t deadline) {
+  if (o.nginx_exe.empty()) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--nginx: no nginx given; pass --nginx-exe PATH or set "
+                                          "PQC_NGINX (scripts/setup.sh prints it in env.sh)"));
+  }
+  auto dir = MakeWorkDir(o.work_dir);
+  if (!dir) return ReportError("serve", dir.error());
+  std::string cert_name = o.cert_file;
+  if (o.cert_file.empty()) {
+    auto spec = ParseChainSpec(o.cert);
+    if (!spec) return ReportError("serve", spec.error());
+    auto chain = MakeChain(*spec);
+    if (!chain) return ReportError("serve", chain.error());
+    auto files = WriteChainFiles(*chain, *dir + "/cert");
+    if (!files) return ReportError("serve", files.error());
+    o.config.chain_file = files->chain_pem;
+    o.config.key_file = files->leaf_key_pem;
+    if (!o.write_ca.empty()) {
+      std::error_code ec;
+      std::filesystem::copy_file(files->root_pem, o.write_ca,
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) {
+        return ReportError(
+            "serve",
+            MakeError(ErrorKind::kIo, fmt::format("--write-ca {}: {}", o.write_ca, ec.message())));
+      }
+    }
+    cert_name = o.cert;
+  } else {
+    o.config.chain_file = std::filesystem::absolute(o.cert_file).string();
+    o.config.key_file = std::filesystem::absolute(o.key_file).string();
+  }
+  auto addr = ParseAddress(o.listen);
+  if (!addr) return ReportError("serve", addr.error());
+  target::Placement placement;
+  placement.netns_path = o.netns_path;
+  placement.port = addr->port();
+  std::string host = addr->ToString();
+  placement.listen_host = host.substr(0, host.rfind(':'));
+  if (placement.listen_host.starts_with('[')) {
+    placement.listen_host = placement.listen_host.substr(1, placement.listen_host.size() - 2);
+  }
+  auto nginx = target::MakeNginxTarget(o.nginx_exe);
+  auto bound = nginx->Start(o.config, placement, *dir);
+  if (!bound) return ReportError("serve", bound.error());
+  fmt::print("listening on {} (nginx, workers {}, cert {}, groups {}, directory {})\n",
+             bound->ToString(), o.config.threads, cert_name, o.config.groups, *dir);
+  std::fflush(stdout);
+  int sig = WaitForSignal(signals, deadline);
+  auto stats = nginx->Stop();
+  if (!stats) return ReportError("serve", stats.error());
+  if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s, stats->details.value("exit", ""));
+  fmt::print("CPU           user {:.3f} s, sys {:.3f} s (nginx master and workers)\n",
+             stats->cpu_user_s, stats->cpu_sys_s);
+  fmt::print("error log     {}\n", stats->log_path);
+  return kExitOk;
+}
+
+}  // namespace pqc::cli

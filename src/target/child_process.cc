@@ -1,0 +1,215 @@
+#include "target/child_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "net/fd.h"
+
+extern char** environ;
+
+namespace pqc::target {
+namespace {
+
+// What the child reports through the pipe when a step before exec fails.
+struct ChildFailure {
+  int step;  // index into kSteps
+  int err;
+};
+constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "setns", "dup2", "exec"};
+
+double Seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// The child between fork and exec: async-signal-safe calls only (the parent may have threads).
+[[noreturn]] void RunChild(int report_fd, int out_fd, int ns_fd, pid_t parent, char* const* argv,
+                           char* const* envp) {
+  auto fail = [report_fd](int step) {
+    ChildFailure f{step, errno};
+    ssize_t n = write(report_fd, &f, sizeof f);
+    (void)n;
+    _exit(127);
+  };
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(0);
+  if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) fail(1);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) fail(2);
+  // The parent may block or ignore signals (serve blocks SIGINT/SIGTERM for sigwait); both
+  // survive exec, and a server that cannot receive SIGTERM could not be stopped politely.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2}) {
+    sigaction(sig, &dfl, nullptr);
+  }
+  execve(argv[0], argv, envp);
+  fail(3);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string ChildExit::Describe() const {
+  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("wait status {:#x}", status);
+}
+
+Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
+  if (o.argv.empty()) return MakeError(ErrorKind::kUsage, "spawn: empty command line");
+  const std::string& exe = o.argv[0];
+  ScopedFd out(open(o.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!out.valid()) {
+    return MakeError(ErrorKind::kIo, fmt::format("{}: cannot create output file {}: {}", exe,
+                                                 o.output_path, strerror(errno)));
+  }
+  ScopedFd ns;
+  if (!o.netns_path.empty()) {
+    ns.reset(open(o.netns_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!ns.valid()) {
+      return MakeError(ErrorKind::kSystem, fmt::format("{}: cannot open network namespace {}: {}",
+                                                       exe, o.netns_path, strerror(errno)));
+    }
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return MakeError(ErrorKind::kSystem, fmt::format("pipe2: {}", strerror(errno)));
+  }
+  ScopedFd report_read(pipe_fds[0]), report_write(pipe_fds[1]);
+
+  // Everything the child needs is built before fork: it may not allocate afterwards.
+  std::vector<std::string> args = o.argv;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_store = o.env;
+  std::vector<char*> envp;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) envp.push_back(*e);
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const pid_t parent = getpid();
+  ChildProcess child;
+  child.started_ = MonotonicNow();
+  pid_t pid = fork();
+  if (pid < 0) return MakeError(ErrorKind::kSystem, fmt::format("fork: {}", strerror(errno)));
+  if (pid == 0) {
+    RunChild(report_write.get(), out.get(), ns.valid() ? ns.get() : -1, parent, argv.data(),
+             envp.data());
+  }
+  child.pid_ = pid;
+  report_write.reset();
+  ChildFailure failure{};
+  ssize_t n;
+  do {
+    n = read(report_read.get(), &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    child.Reap(0);
+    return MakeError(
+        failure.step == 3 ? ErrorKind::kIo : ErrorKind::kSystem,
+        fmt::format("cannot start {}: {} failed: {}{}", exe, kSteps[failure.step],
+                    strerror(failure.err), failure.step == 1 ? " (" + o.netns_path + ")" : ""));
+  }
+  return child;
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      started_(other.started_),
+      exit_(std::move(other.exit_)) {}
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    Kill();
+    pid_ = std::exchange(other.pid_, -1);
+    started_ = other.started_;
+    exit_ = std::move(other.exit_);
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() {
+  Kill();
+}
+
+void ChildProcess::Kill() {
+  if (pid_ <= 0 || exit_) return;
+  kill(pid_, SIGKILL);
+  Reap(0);
+}
+
+bool ChildProcess::Reap(int options) {
+  if (exit_) return true;
+  if (pid_ <= 0) return false;
+  int status = 0;
+  rusage ru{};
+  pid_t r;
+  do {
+    r = wait4(pid_, &status, options, &ru);
+  } while (r < 0 && errno == EINTR);
+  if (r != pid_) return false;
+  ChildExit e;
+  e.status = status;
+  e.cpu_user_s = Seconds(ru.ru_utime);
+  e.cpu_sys_s = Seconds(ru.ru_stime);
+  e.wall_s = static_cast<double>(MonotonicNow() - started_) / 1e9;
+  exit_ = e;
+  return true;
+}
+
+bool ChildProcess::Exited() {
+  return Reap(WNOHANG);
+}
+
+Result<ChildExit> ChildProcess::WaitExit(Nanos timeout) {
+  if (pid_ <= 0) return MakeError(ErrorKind::kSystem, "wait: no child process");
+  const Nanos deadline = MonotonicNow() + timeout;
+  // Bounded: polls every 2 ms until the timeout.
+  while (!Reap(WNOHANG)) {
+    if (MonotonicNow() >= deadline) {
+      return MakeError(ErrorKind::kSystem, fmt::format("process {} still running after {:.1f} s",
+                                                       pid_, static_cast<double>(timeout) / 1e9));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return *exit_;
+}
+
+Result<ChildExit> ChildProcess::Terminate(Nanos grace) {
+  if (pid_ <= 0) return MakeError(ErrorKind::kSystem, "terminate: no child process");
+  if (Reap(WNOHANG)) return *exit_;
+  kill(pid_, SIGTERM);
+  const Nanos deadline = MonotonicNow() + grace;
+  // Bounded: polls every 2 ms until the grace period is over.
+  while (MonotonicNow() < deadline) {
+    if (Reap(WNOHANG)) return *exit_;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  kill(pid_, SIGKILL);
+  if (!Reap(0)) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("wait4({}) failed after SIGKILL: {}", pid_, strerror(errno)));
+  }
+  exit_->killed = true;
+  return *exit_;
+}
+
+}  // namespace pqc::target

@@ -1,0 +1,76 @@
+// child_process — a server the tool starts (nginx, `pqc-bench serve`) as a child it owns: it
+// can never outlive the tool (PR_SET_PDEATHSIG, and the destructor kills and reaps it), its
+// CPU is read from the kernel's own accounting of the child and of every worker it reaped
+// (wait4), and it can be placed in another network namespace before it runs a single
+// instruction of its own (setns between fork and exec).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/error.h"
+
+namespace pqc::target {
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is the executable's path (no PATH search)
+  std::string output_path;        // stdout and stderr go here (created or truncated)
+  std::string netns_path;         // empty = this namespace; else e.g. /run/netns/<name>
+  std::vector<std::string> env;   // extra "NAME=value" entries on top of this environment
+};
+
+// ChildExit: how the child ended and what it cost. CPU is the child's own plus that of its
+// descendants it waited for (nginx's master reaps its workers), as wait4 reports it.
+struct ChildExit {
+  int status = 0;       // raw wait status
+  bool killed = false;  // it needed SIGKILL (did not stop within the grace period)
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  double wall_s = 0;             // spawn → reaped
+  std::string Describe() const;  // "exit status 3", "killed by signal 9"
+};
+
+class ChildProcess {
+ public:
+  // Spawn: fork + (setns) + exec. Fails with the reason if the output file or namespace
+  // cannot be opened, or if exec fails (the executable is missing or not executable): the
+  // child reports its errno through a close-on-exec pipe, so this is known before returning.
+  // PR_SET_PDEATHSIG fires when the spawning *thread* ends: spawn from a long-lived thread.
+  static Result<ChildProcess> Spawn(const SpawnOptions& options);
+
+  ChildProcess() = default;
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  // ~ChildProcess: SIGKILL and reap if still owned; never leaves a zombie.
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  bool owned() const { return pid_ > 0; }
+
+  // Exited: the child has ended (reaps it and keeps its ChildExit); false while it runs.
+  bool Exited();
+  // WaitExit: waits up to `timeout` for the child to end by itself (a client run to completion);
+  // an error if it is still running then (it keeps running; Terminate or the destructor ends it).
+  Result<ChildExit> WaitExit(Nanos timeout);
+  // Terminate: SIGTERM, wait up to `grace`, then SIGKILL; reaps and returns the exit.
+  // Called again (or after Exited() was true), returns the same exit.
+  Result<ChildExit> Terminate(Nanos grace);
+  // exit_info: set once the child has been reaped.
+  const std::optional<ChildExit>& exit_info() const { return exit_; }
+
+ private:
+  bool Reap(int options);  // wait4; true once reaped
+  void Kill();
+
+  pid_t pid_ = -1;
+  Nanos started_ = 0;
+  std::optional<ChildExit> exit_;
+};
+
+}  // namespace pqc::target

@@ -1,0 +1,128 @@
+// embedded_target — the embedded server as a separate process (`pqc-bench serve`), so that its
+// CPU is the kernel's accounting of that process alone, and a trial's server starts from a
+// fresh state exactly like nginx does. The port comes from serve's own "listening on" line
+// (it binds port 0), and its counts from the JSON it writes when it stops.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "target/child_process.h"
+#include "target/readiness.h"
+#include "target/target.h"
+
+namespace pqc::target {
+namespace {
+
+constexpr std::string_view kListening = "listening on ";
+
+// ListeningAddress: the address on serve's first line, once it is there.
+std::optional<SocketAddress> ListeningAddress(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with(kListening)) continue;
+    std::string_view rest = std::string_view(line).substr(kListening.size());
+    auto addr = ParseAddress(rest.substr(0, rest.find(' ')));
+    if (addr) return *addr;
+  }
+  return std::nullopt;
+}
+
+class EmbeddedTarget final : public Target {
+ public:
+  explicit EmbeddedTarget(std::string exe) : exe_(std::move(exe)) {}
+
+  Result<SocketAddress> Start(const ServerConfig& c, const Placement& p,
+                              const std::string& work_dir) override {
+    if (child_.owned() && !child_.exit_info()) {
+      return MakeError(ErrorKind::kUsage, "embedded target: already started");
+    }
+    if (Status s = CheckReadable("certificate chain file", c.chain_file); !s) return s.error();
+    if (Status s = CheckReadable("private key file", c.key_file); !s) return s.error();
+    log_path_ = work_dir + "/serve.log";
+    stats_path_ = work_dir + "/serve-stats.json";
+    std::remove(stats_path_.c_str());
+    SpawnOptions o;
+    o.argv = {exe_,           "serve",
+              "--listen",     HostPort(p.listen_host, p.port),
+              "--cert-file",  c.chain_file,
+              "--key-file",   c.key_file,
+              "--tickets",    c.tickets ? "on" : "off",
+              "--cache",      c.session_cache ? "on" : "off",
+              "--threads",    std::to_string(c.threads),
+              "--stats-json", stats_path_};
+    if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});
+    if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
+    o.output_path = log_path_;
+    o.netns_path = p.netns_path;
+    auto child = ChildProcess::Spawn(o);
+    if (!child) return child.error();
+    child_ = std::move(*child);
+
+    auto exited = [this]() -> Status {
+      if (!child_.Exited()) return {};
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("embedded target ({} serve) stopped at start ({}):\n{}", exe_,
+                                   child_.exit_info()->Describe(), ReadTail(log_path_)));
+    };
+    const Nanos deadline = MonotonicNow() + kReadyTimeout;
+    // Bounded by the deadline: the log is read every 10 ms until the line appears.
+    std::optional<SocketAddress> addr;
+    while (!(addr = ListeningAddress(log_path_))) {
+      if (Status s = exited(); !s) return s.error();
+      if (MonotonicNow() >= deadline) {
+        child_.Terminate(kStopGrace);
+        return MakeError(ErrorKind::kSystem,
+                         fmt::format("embedded target: no 'listening on' line in {} after {} s",
+                                     log_path_, kReadyTimeout / 1'000'000'000));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (Status s = WaitUntilAccepting(*addr, p.netns_path, deadline, exited); !s) {
+      return s.error();
+    }
+    return *addr;
+  }
+
+  Result<TargetStats> Stop() override {
+    if (!child_.owned()) return MakeError(ErrorKind::kUsage, "embedded target: not started");
+    auto e = child_.Terminate(kStopGrace);
+    if (!e) return e.error();
+    TargetStats st;
+    st.cpu_user_s = e->cpu_user_s;
+    st.cpu_sys_s = e->cpu_sys_s;
+    st.wall_s = e->wall_s;
+    st.log_path = log_path_;
+    std::ifstream in(stats_path_);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      return MakeError(
+          ErrorKind::kSystem,
+          fmt::format("embedded target ended ({}{}) without its stats file {}:\n{}", e->Describe(),
+                      e->killed ? ", after SIGKILL" : "", stats_path_, ReadTail(log_path_)));
+    }
+    if (j.contains("handshakes") && j["handshakes"].contains("total")) {
+      st.handshakes = j["handshakes"]["total"].get<uint64_t>();
+    }
+    st.details = std::move(j);
+    st.details["exit"] = e->Describe();
+    return st;
+  }
+
+  std::string_view name() const override { return "embedded"; }
+
+ private:
+  std::string exe_;
+  ChildProcess child_;
+  std::string log_path_, stats_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Target> MakeEmbeddedTarget(std::string pqc_bench_exe) {
+  return std::make_unique<EmbeddedTarget>(std::move(pqc_bench_exe));
+}
+
+}  // namespace pqc::target

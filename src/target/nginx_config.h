@@ -1,0 +1,36 @@
+// nginx_config — the nginx configuration of one arm, generated so that nginx serves exactly
+// what the embedded server serves (TLS 1.3 only, the arm's groups, tickets and session cache,
+// `/` → "OK\n", `/payload/<size>` → the same bytes from files via sendfile) and keeps every
+// file it touches (pid, logs, temp paths) inside the trial's work directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "target/target.h"
+
+namespace pqc::target {
+
+// NginxFiles: where one arm's nginx keeps its files, all under work_dir.
+struct NginxFiles {
+  std::string conf, error_log, pid, www, temp;
+};
+NginxFiles NginxFilesIn(const std::string& work_dir);
+
+// NginxConfigText: nginx.conf for the arm, listening on `listen` ("HOST:PORT"), with
+// worker_connections sized to `max_fds` (the workers' file-descriptor limit).
+std::string NginxConfigText(const ServerConfig& config, const std::string& listen,
+                            const NginxFiles& files, uint64_t max_fds);
+
+// PayloadNames: the request names that mean `size` bytes, as the embedded server parses them
+// (units.h: binary, K = 1024): the canonical "10K", the bare "10240" and "10240B".
+std::vector<std::string> PayloadNames(uint64_t size);
+
+// WriteNginxFiles: creates the directories, the payload files (www/payload/<name>, body byte i
+// = PayloadByte(i), the embedded server's bytes) and nginx.conf.
+Status WriteNginxFiles(const ServerConfig& config, const std::string& listen,
+                       const NginxFiles& files);
+
+}  // namespace pqc::target

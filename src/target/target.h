@@ -1,0 +1,78 @@
+// target — the server a trial measures, behind one interface so that the runner treats the
+// embedded server, nginx and a server it does not control alike: start it with the arm's
+// server configuration (ready to accept when Start returns), run the load, stop it and keep
+// what the server itself says it cost (its own CPU accounting, never the client's).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "net/address.h"
+
+namespace pqc::target {
+
+enum class TargetKind { kEmbedded, kNginx, kExternal };
+
+// ParseTargetKind: "embedded" | "nginx" | "external"; the error lists the valid names.
+Result<TargetKind> ParseTargetKind(std::string_view text);
+std::string_view TargetKindName(TargetKind kind);
+
+// ServerConfig: what one arm asks of the server.
+struct ServerConfig {
+  std::string groups;                // server group preference, OpenSSL syntax
+  std::string chain_file, key_file;  // PEM chain (leaf first) + key, made by the runner
+  bool tickets = true, session_cache = true;
+  unsigned threads = 1;      // event-loop threads / nginx workers
+  std::string ciphersuites;  // empty = OpenSSL default
+  std::vector<uint64_t>
+      payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
+};
+
+// Placement: where the server runs.
+struct Placement {
+  std::string netns_path;  // empty = this namespace; else the child setns()es into it
+  std::string listen_host = "127.0.0.1";
+  uint16_t port = 0;  // 0 = any free port (the target reports the one it got)
+};
+
+struct TargetStats {
+  // The server process(es)' own accounting (wait4 rusage of the child including the workers
+  // it reaped) — never the client's.
+  double cpu_user_s = 0, cpu_sys_s = 0;
+  double wall_s = 0;
+  std::optional<uint64_t> handshakes;  // when the target counts them (embedded: yes)
+  std::string log_path;                // stdout/stderr or nginx error log, kept with results
+  nlohmann::json details;              // e.g. embedded ServerStats as JSON
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;  // stops the target if still running (RAII)
+  // Start: ready to accept connections when it returns (connect polled on the address, bounded
+  // to kReadyTimeout). work_dir must exist; configuration, logs and stats files go there.
+  virtual Result<SocketAddress> Start(const ServerConfig& config, const Placement& placement,
+                                      const std::string& work_dir) = 0;
+  // Stop: SIGTERM, bounded wait (kStopGrace), then SIGKILL; the stats of the run since Start.
+  virtual Result<TargetStats> Stop() = 0;
+  virtual std::string_view name() const = 0;
+};
+
+inline constexpr int64_t kReadyTimeout = 15'000'000'000;  // Start gives up after 15 s
+inline constexpr int64_t kStopGrace = 10'000'000'000;     // SIGKILL after 10 s
+
+// MakeEmbeddedTarget: spawns `<pqc_bench_exe> serve ... --stats-json` and reads its
+// "listening on ADDR" line.
+std::unique_ptr<Target> MakeEmbeddedTarget(std::string pqc_bench_exe);
+// MakeNginxTarget: nginx (built by scripts/setup.sh) with a configuration generated per arm.
+std::unique_ptr<Target> MakeNginxTarget(std::string nginx_exe);
+// MakeExternalTarget: a server the tool does not control; Start returns `address` once it
+// accepts connections; Stop has no stats.
+std::unique_ptr<Target> MakeExternalTarget(SocketAddress address);
+
+}  // namespace pqc::target

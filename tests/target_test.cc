@@ -1,0 +1,431 @@
+// The target drivers with real processes: `pqc-bench serve` and the set-up's nginx start,
+// negotiate the arm's group in a real TLS 1.3 handshake with the load generator, serve
+// /payload/10K as 10,240 bytes, report their own CPU, and leave no process behind; a bad
+// configuration is an error naming the cause, never a hang. Also the child-process owner on
+// its own (exec failure, SIGKILL after the grace period, reaping) and a server placed in
+// another network namespace (as root).
+#include "target/target.h"
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "client/load_runner.h"
+#include "net/fd.h"
+#include "net/socket.h"
+#include "server/embedded_server.h"
+#include "target/child_process.h"
+#include "target/nginx_config.h"
+#include "target/readiness.h"
+#include "tls/cert_chain.h"
+#include "tls/cert_files.h"
+
+namespace pqc::target {
+namespace {
+
+std::string TempDir(const char* stem) {
+  std::string t =
+      (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
+  EXPECT_NE(mkdtemp(t.data()), nullptr);
+  return t;
+}
+
+// Pids of processes whose command line contains `needle`.
+std::vector<pid_t> PidsMentioning(const std::string& needle) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string cmd = ss.str();
+    if (cmd.find(needle) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Children of `parent` (from /proc/<pid>/stat's ppid field).
+std::vector<pid_t> ChildrenOf(pid_t parent);
+
+// Our children whose command line contains `needle` (an nginx worker that has just forked
+// still carries its master's title for a moment).
+std::vector<pid_t> OurChildrenMentioning(const std::string& needle) {
+  std::vector<pid_t> mine = ChildrenOf(getpid()), out;
+  for (pid_t p : PidsMentioning(needle)) {
+    if (std::find(mine.begin(), mine.end(), p) != mine.end()) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+bool Alive(pid_t pid) {
+  return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+class TargetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir("pqc-target-test");
+    auto spec = ParseChainSpec("ecdsa-p256");
+    ASSERT_TRUE(spec.ok());
+    auto chain = MakeChain(*spec);
+    ASSERT_TRUE(chain.ok()) << chain.error().message;
+    chain_ = std::make_unique<CertChain>(std::move(*chain));
+    auto files = WriteChainFiles(*chain_, dir_ + "/cert");
+    ASSERT_TRUE(files.ok()) << files.error().message;
+    config_.chain_file = files->chain_pem;
+    config_.key_file = files->leaf_key_pem;
+    config_.groups = "X25519MLKEM768:X25519";
+    config_.payload_sizes = {10240, 100};
+    work_ = dir_ + "/work";
+    std::filesystem::create_directories(work_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  LoadOptions Options(const SocketAddress& target, const std::string& group, ConnMode mode) {
+    LoadOptions o;
+    o.target = target;
+    o.mix = {{mode, 1.0}};
+    o.mode_text = std::string(ConnModeName(mode));
+    o.rate = 50;
+    o.duration = 400'000'000;
+    o.warmup = mode == ConnMode::kResume ? 200'000'000 : 0;
+    o.tls.groups = {group};
+    o.tls.trust_anchor = chain_->root().cert.get();
+    o.expect_group = group;
+    o.timeout = 5'000'000'000;
+    o.max_inflight = 200;
+    o.path = "/payload/10K";
+    o.max_lag_p99 = 10'000'000'000;  // negotiation, not the schedule, is judged here
+    o.max_cpu_share = 10;
+    return o;
+  }
+
+  // CheckServes: a few fresh connections negotiate `group` and get 10,240 bytes each.
+  void CheckServes(const SocketAddress& addr, const std::string& group) {
+    auto r = RunLoad(Options(addr, group, ConnMode::kFresh), nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    size_t measured = 0;
+    for (const ConnectionRecord& c : r->connections) {
+      if (!c.measured) continue;
+      ++measured;
+      ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      EXPECT_EQ(c.group, group);
+      EXPECT_EQ(c.signature_scheme, 0x0403);  // ecdsa_secp256r1_sha256
+      EXPECT_FALSE(c.resumed);
+      ASSERT_EQ(c.request_count, 1u);
+      EXPECT_EQ(r->requests[c.first_request].status, 200u);
+      EXPECT_EQ(r->requests[c.first_request].body_bytes, 10240u);
+    }
+    EXPECT_GE(measured, 15u);
+  }
+
+  std::string dir_, work_;
+  std::unique_ptr<CertChain> chain_;
+  ServerConfig config_;
+};
+
+std::string NginxExe() {
+  if (const char* env = getenv("PQC_NGINX"); env != nullptr && *env != '\0') return env;
+  return PQC_NGINX_BIN;
+}
+
+TEST_F(TargetTest, EmbeddedNegotiatesServesCountsAndStops) {
+  auto t = MakeEmbeddedTarget(PQC_BENCH_BIN);
+  EXPECT_EQ(t->name(), "embedded");
+  auto addr = t->Start(config_, Placement{}, work_);
+  ASSERT_TRUE(addr.ok()) << addr.error().message;
+  EXPECT_NE(addr->port(), 0);
+  std::vector<pid_t> pids = OurChildrenMentioning(work_ + "/serve-stats.json");
+  ASSERT_EQ(pids.size(), 1u);
+  CheckServes(*addr, "X25519MLKEM768");
+  auto stats = t->Stop();
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
+  EXPECT_GT(stats->wall_s, 0);
+  ASSERT_TRUE(stats->handshakes.has_value());
+  EXPECT_GE(*stats->handshakes, 15u);
+  EXPECT_EQ(stats->details["handshakes"]["full"].get<uint64_t>(), *stats->handshakes);
+  EXPECT_GT(stats->details["cpu_us_per_handshake"].get<double>(), 0);
+  EXPECT_EQ(stats->log_path, work_ + "/serve.log");
+  EXPECT_FALSE(Alive(pids[0]));
+}
+
+TEST_F(TargetTest, NginxNegotiatesServesResumesAndLeavesNoProcess) {
+  auto t = MakeNginxTarget(NginxExe());
+  config_.threads = 2;
+  config_.session_cache = false;  // tickets alone must resume
+  auto addr = t->Start(config_, Placement{}, work_);
+  ASSERT_TRUE(addr.ok()) << addr.error().message;
+  std::vector<pid_t> masters = OurChildrenMentioning(work_ + "/nginx.conf");
+  ASSERT_EQ(masters.size(), 1u);
+  CheckServes(*addr, "X25519MLKEM768");
+  CheckServes(*addr, "X25519");
+  // Every name of a size the embedded server accepts is served, with its bytes.
+  auto o = Options(*addr, "X25519", ConnMode::kResume);
+  o.path = "/payload/100B";
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const ConnectionRecord& c : r->connections) {
+    if (!c.measured) continue;
+    ASSERT_TRUE(c.ok()) << c.error_detail;
+    EXPECT_TRUE(c.resumed);
+    EXPECT_EQ(r->requests[c.first_request].body_bytes, 100u);
+  }
+  std::vector<pid_t> workers = ChildrenOf(masters[0]);
+  EXPECT_EQ(workers.size(), 2u);  // worker_processes = threads
+  auto stats = t->Stop();
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
+  EXPECT_FALSE(stats->handshakes.has_value());
+  EXPECT_FALSE(stats->details["killed"].get<bool>());
+  EXPECT_FALSE(Alive(masters[0]));
+  for (pid_t w : workers) EXPECT_FALSE(Alive(w)) << "worker " << w;
+  // The payload file holds the embedded server's bytes.
+  std::ifstream f(work_ + "/www/payload/10K", std::ios::binary);
+  std::string body((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(body.size(), 10240u);
+  EXPECT_EQ(body.substr(0, 3), "abc");
+}
+
+TEST_F(TargetTest, MissingCertificateFileIsNamedByEveryDriver) {
+  config_.chain_file = dir_ + "/no-such-chain.pem";
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    const Nanos start = MonotonicNow();
+    auto addr = t->Start(config_, Placement{}, work_);
+    ASSERT_FALSE(addr.ok()) << t->name();
+    EXPECT_NE(addr.error().message.find(config_.chain_file), std::string::npos)
+        << addr.error().message;
+    EXPECT_LT(MonotonicNow() - start, 5'000'000'000);
+  }
+}
+
+TEST_F(TargetTest, ConfigurationTheServerRejectsIsReportedWithItsLog) {
+  config_.groups = "NoSuchGroup";
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    auto addr = t->Start(config_, Placement{}, work_);
+    ASSERT_FALSE(addr.ok()) << t->name();
+    EXPECT_NE(addr.error().message.find("stopped at start"), std::string::npos)
+        << addr.error().message;
+    EXPECT_NE(addr.error().message.find("NoSuchGroup"), std::string::npos) << addr.error().message;
+  }
+}
+
+TEST_F(TargetTest, ExternalWaitsForTheServerAndHasNoStats) {
+  ServerOptions so;
+  so.listen = ParseAddress("127.0.0.1:0").value();
+  so.chain = chain_.get();
+  so.tls.groups = "X25519";
+  auto server = EmbeddedServer::Start(so);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto t = MakeExternalTarget((*server)->address());
+  auto addr = t->Start(config_, Placement{}, work_);
+  ASSERT_TRUE(addr.ok()) << addr.error().message;
+  EXPECT_EQ(addr->ToString(), (*server)->address().ToString());
+  CheckServes(*addr, "X25519");
+  auto stats = t->Stop();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->cpu_user_s + stats->cpu_sys_s, 0);
+  EXPECT_FALSE(stats->handshakes.has_value());
+  (*server)->Stop();
+  (*server)->Wait();
+}
+
+TEST(TargetKindTest, ParsesTheThreeNames) {
+  EXPECT_EQ(ParseTargetKind("nginx").value(), TargetKind::kNginx);
+  EXPECT_EQ(ParseTargetKind("embedded").value(), TargetKind::kEmbedded);
+  EXPECT_EQ(ParseTargetKind("external").value(), TargetKind::kExternal);
+  auto bad = ParseTargetKind("apache");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("embedded, nginx, external"), std::string::npos);
+}
+
+TEST(NginxConfigTest, FollowsTheArm) {
+  ServerConfig c;
+  c.groups = "X25519MLKEM768/X25519";
+  c.chain_file = "/d/chain.pem";
+  c.key_file = "/d/key.pem";
+  c.tickets = false;
+  c.session_cache = false;
+  c.threads = 3;
+  c.ciphersuites = "TLS_AES_128_GCM_SHA256";
+  std::string text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  for (const char* want :
+       {"worker_processes 3;", "listen 127.0.0.1:4433 ssl;", "ssl_protocols TLSv1.3;",
+        "ssl_conf_command Groups \"X25519MLKEM768/X25519\";",
+        "ssl_conf_command Ciphersuites \"TLS_AES_128_GCM_SHA256\";", "ssl_session_cache off;",
+        "ssl_session_tickets off;", "access_log off;", "daemon off;", "master_process on;",
+        "pid \"/w/nginx.pid\";", "sendfile on;", "return 200 \"OK\\n\";"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  c.tickets = c.session_cache = true;
+  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  EXPECT_NE(text.find("ssl_session_cache shared:"), std::string::npos);
+  EXPECT_NE(text.find("ssl_session_tickets on;"), std::string::npos);
+  EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
+  EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
+}
+
+TEST(ChildProcessTest, MissingExecutableIsAnErrorNamingIt) {
+  std::string dir = TempDir("pqc-child-test");
+  auto c = ChildProcess::Spawn({{dir + "/no-such-server"}, dir + "/out.log", "", {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find(dir + "/no-such-server"), std::string::npos)
+      << c.error().message;
+  EXPECT_NE(c.error().message.find("No such file"), std::string::npos) << c.error().message;
+  auto ns = ChildProcess::Spawn({{"/bin/true"}, dir + "/out.log", dir + "/no-such-netns", {}});
+  ASSERT_FALSE(ns.ok());
+  EXPECT_NE(ns.error().message.find(dir + "/no-such-netns"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChildProcessTest, SigtermIgnoredMeansSigkillAfterGrace) {
+  std::string dir = TempDir("pqc-child-test");
+  auto c = ChildProcess::Spawn(
+      {{"/bin/sh", "-c", "trap '' TERM; echo ready; sleep 30 & wait"}, dir + "/out.log", "", {}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  // Bounded: the shell says "ready" once its trap is set.
+  for (int i = 0; i < 500 && ReadTail(dir + "/out.log").find("ready") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const pid_t pid = c->pid();
+  auto e = c->Terminate(300'000'000);
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->killed);
+  EXPECT_TRUE(WIFSIGNALED(e->status));
+  EXPECT_FALSE(Alive(pid));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChildProcessTest, DestructorKillsAndReapsAndEnvIsPassed) {
+  std::string dir = TempDir("pqc-child-test");
+  pid_t pid = 0;
+  {
+    auto c = ChildProcess::Spawn({{"/bin/sh", "-c", "echo $PQC_TEST_VALUE; exec sleep 30"},
+                                  dir + "/out.log",
+                                  "",
+                                  {"PQC_TEST_VALUE=from-the-parent"}});
+    ASSERT_TRUE(c.ok());
+    pid = c->pid();
+    for (int i = 0; i < 500 && ReadTail(dir + "/out.log").empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_FALSE(c->Exited());
+  }
+  EXPECT_FALSE(Alive(pid));  // no zombie either: kill(pid, 0) fails with ESRCH once reaped
+  EXPECT_EQ(ReadTail(dir + "/out.log"), "from-the-parent");
+  std::filesystem::remove_all(dir);
+}
+
+// A network namespace of this test's own (root only): a thread unshares into a new one, brings
+// its loopback up and stays there, so that /proc/<pid>/task/<tid>/ns/net names it.
+class NetnsHolder {
+ public:
+  NetnsHolder() {
+    thread_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      if (unshare(CLONE_NEWNET) == 0) {
+        ScopedFd s(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        ifreq ifr{};
+        std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+        if (ioctl(s.get(), SIOCGIFFLAGS, &ifr) == 0) {
+          ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+          if (ioctl(s.get(), SIOCSIFFLAGS, &ifr) == 0) {
+            path_ = "/proc/" + std::to_string(getpid()) + "/task/" +
+                    std::to_string(syscall(SYS_gettid)) + "/ns/net";
+          }
+        }
+      }
+      ready_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return done_; });
+    });
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return ready_; });
+  }
+  ~NetnsHolder() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool ready_ = false, done_ = false;
+  std::string path_;
+  std::thread thread_;
+};
+
+TEST_F(TargetTest, PlacedInANetworkNamespace) {
+  if (geteuid() != 0) GTEST_SKIP() << "creating a network namespace needs root";
+  NetnsHolder ns;
+  ASSERT_FALSE(ns.path().empty()) << "could not make a network namespace";
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    Placement p;
+    p.netns_path = ns.path();
+    auto addr = t->Start(config_, p, work_);
+    ASSERT_TRUE(addr.ok()) << t->name() << ": " << addr.error().message;
+    // Inside the namespace it serves; RunLoad's threads inherit the namespace of this thread.
+    Status inside = InNetns(ns.path(), [&]() -> Status {
+      CheckServes(*addr, "X25519");
+      return {};
+    });
+    EXPECT_TRUE(inside.ok()) << inside.error().message;
+    // From this namespace, nothing listens there.
+    int err = 0;
+    auto fd = ConnectTcpNonBlocking(*addr, &err);
+    if (fd) {
+      pollfd pfd{fd->get(), POLLOUT, 0};
+      poll(&pfd, 1, 1000);
+      EXPECT_NE(SocketError(fd->get()), 0) << t->name() << " is reachable from outside";
+    }
+    auto stats = t->Stop();
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
+  }
+}
+
+}  // namespace
+}  // namespace pqc::target
