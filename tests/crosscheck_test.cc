@@ -131,8 +131,14 @@ TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
   RecordProperty("s_time_mean_us", std::to_string(s_time.mean_us()));
   RecordProperty("load_mean_us", std::to_string(ours.mean_us()));
   RecordProperty("ratio", std::to_string(ratio));
+#if defined(__SANITIZE_ADDRESS__)
+  // Our client is instrumented (several times slower), s_time is not: no timing comparison,
+  // only that both sides ran the same arm (checked above).
+  GTEST_SKIP() << "timing not comparable in a sanitizer build (load/s_time " << ratio << ")";
+#else
   EXPECT_GE(ratio, kMinRatio);
   EXPECT_LE(ratio, kMaxRatio);
+#endif
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // primitives — the raw cryptographic operations behind a handshake, via OpenSSL's EVP API:
 // key generation, signing/verification, KEM encapsulation/decapsulation and ECDH agreement.
-// probe uses them to check the primitive layer; speed (later) to time them.
+// probe uses them to check the primitive layer; speed to time each one alone.
 #pragma once
 
 #include <cstdint>
