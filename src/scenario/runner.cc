@@ -148,6 +148,7 @@ class Runner {
         ++out.arms_failed;
         continue;
       }
+      trial->row.load = &trial->load;
       if (Status st = writer.WriteTrial(trial->row); !st) return st.error();
       ++finished;
       ++out.trials_run;
@@ -221,8 +222,7 @@ class Runner {
     row.valid = row.reasons.empty();
     row.link = nullptr;
     row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
-    row.load = &out.load;
-    return out;
+    return out;  // row.load is set by the caller: `out` moves
   }
 
   void PrintTrialLine(const LoadSummary& s) {
