@@ -25,5 +25,6 @@ int ProbeMain(int argc, char** argv);
 int ServeMain(int argc, char** argv);
 int CertsMain(int argc, char** argv);
 int LoadMain(int argc, char** argv);
+int LinkMain(int argc, char** argv);
 
 }  // namespace pqc::cli

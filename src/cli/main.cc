@@ -21,6 +21,8 @@ constexpr Command kCommands[] = {
     {"certs", "make a certificate chain and print its sizes on the wire", pqc::cli::CertsMain},
     {"serve", "the embedded HTTPS target: TLS 1.3, / and /payload/<size>", pqc::cli::ServeMain},
     {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
+    {"link", "run a command over an emulated WAN (delay, loss, rate) to the embedded server",
+     pqc::cli::LinkMain},
 };
 
 void Usage(std::FILE* out) {
