@@ -2,7 +2,8 @@
 // one device, asks that direction's PacketScheduler when (or whether) to deliver them, holds
 // them, and writes them to the other device on time. Precise release: a timerfd wakes the
 // thread shortly before the earliest release, then it spins the last stretch; the lateness of
-// every write (actual − scheduled) is kept as the mover's own error.
+// every write (actual − scheduled) is kept as the mover's own error. The threads ask for
+// SCHED_FIFO (lowest priority) so that a loaded machine does not delay packets by time slices.
 #pragma once
 
 #include <memory>
@@ -23,6 +24,7 @@ struct MoverStats {
   uint64_t dropped_loss = 0;
   uint64_t dropped_queue = 0;
   uint64_t write_errors = 0;  // the kernel refused a write (counted, packet lost)
+  bool realtime = false;      // the mover's threads got SCHED_FIFO (else: normal priority)
   double release_error_p50_us = 0;
   double release_error_p99_us = 0;
   double release_error_max_us = 0;
