@@ -69,6 +69,7 @@ int LinkMain(int argc, char** argv) {
   std::string server_args, stats_json;
   bool no_server = false;
   uint16_t port = 8443;
+  int mover_threads = 1;
   app.add_option("--rtt", text.rtt, "round-trip time (each direction delays half)")
       ->capture_default_str();
   app.add_option("--jitter", text.jitter, "per-packet delay variation, uniform ± (e.g. 1ms)");
@@ -85,6 +86,11 @@ int LinkMain(int argc, char** argv) {
                  "X25519'");
   app.add_flag("--no-server", no_server, "start no server (CMD brings its own)");
   app.add_option("--port", port, "port serve listens on at 198.18.0.1")->capture_default_str();
+  app.add_option("--mover-threads", mover_threads,
+                 "1: both directions on one thread (most faithful delays); 2: one per direction "
+                 "(more packets/s)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2));
   app.add_option("--stats-json", stats_json, "write the mover's statistics here as JSON");
   if (int rc = ParseArgs(app, split, argv); rc >= 0) return rc;
   if (split >= argc - 1) {
@@ -104,6 +110,7 @@ int LinkMain(int argc, char** argv) {
   options.start_server = !no_server;
   options.server_args = SplitWords(server_args);
   options.port = port;
+  options.mover_threads = mover_threads;
   options.command.assign(argv + split + 1, argv + argc);
 
   auto result = link::RunOverLink(options, stderr);

@@ -37,7 +37,7 @@ Result<ScopedFd> MakeTunInside(const std::string& netns_path, const char* addres
 
 }  // namespace
 
-Result<std::unique_ptr<Link>> Link::Create(const LinkProfile& profile) {
+Result<std::unique_ptr<Link>> Link::Create(const LinkProfile& profile, int mover_threads) {
   if (geteuid() != 0 && access("/dev/net/tun", R_OK | W_OK) != 0) {
     return MakeError(ErrorKind::kSystem,
                      "the emulated link needs root (network namespaces need CAP_SYS_ADMIN, TUN "
@@ -57,7 +57,7 @@ Result<std::unique_ptr<Link>> Link::Create(const LinkProfile& profile) {
   if (!server_tun) return server_tun.error();
   auto client_tun = MakeTunInside(link->client_ns_.path(), kClientIp);
   if (!client_tun) return client_tun.error();
-  auto mover = Mover::Start(profile, std::move(*server_tun), std::move(*client_tun));
+  auto mover = Mover::Start(profile, std::move(*server_tun), std::move(*client_tun), mover_threads);
   if (!mover) return mover.error();
   link->mover_ = std::move(*mover);
   return link;

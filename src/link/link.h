@@ -28,7 +28,8 @@ class Link {
  public:
   // Create: removes stale pqc-bench namespaces, then builds everything or nothing. Needs root
   // (CAP_SYS_ADMIN + CAP_NET_ADMIN); the error says which step was refused.
-  static Result<std::unique_ptr<Link>> Create(const LinkProfile& profile);
+  // mover_threads: 1 (default, most faithful delays) or 2 (more packets/s); see Mover::Start.
+  static Result<std::unique_ptr<Link>> Create(const LinkProfile& profile, int mover_threads = 1);
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
   // ~Link: stops the mover (closing the TUN fds removes the devices), then unmounts and

@@ -122,7 +122,7 @@ Result<LinkRunResult> RunOverLink(const LinkRunOptions& options, std::FILE* log)
   sigaddset(&signals, SIGCHLD);
   SignalMask mask(signals);  // before the mover's threads exist, so they inherit it
 
-  auto link = Link::Create(options.profile);
+  auto link = Link::Create(options.profile, options.mover_threads);
   if (!link) return link.error();
   const std::string target = fmt::format("{}:{}", kServerIp, options.port);
   std::vector<std::string> env = {"PQC_TARGET=" + target, std::string("PQC_SERVER_IP=") + kServerIp,

@@ -23,6 +23,7 @@ struct LinkRunOptions {
   std::vector<std::string> server_args;       // extra `serve` flags
   uint16_t port = 8443;                       // serve listens on 198.18.0.1:<port>
   std::vector<std::string> command;           // run in the client namespace
+  int mover_threads = 1;                      // see Mover::Start
 };
 
 struct LinkRunResult {
