@@ -97,6 +97,11 @@ class Direction {
     }
   }
 
+  void SetRealtime(bool realtime) {
+    std::lock_guard lock(mu_);
+    totals_.realtime = realtime;
+  }
+
   void Publish(bool realtime) {
     if (pass_errors_.empty() && pass_.dropped_loss == 0 && pass_.dropped_queue == 0 &&
         pass_.write_errors == 0) {
@@ -188,6 +193,7 @@ class Loop {
     sched_param sp{};
     sp.sched_priority = 1;
     const bool realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+    for (Direction* d : dirs_) d->SetRealtime(realtime);
     while (!stopping_) {
       for (Direction* d : dirs_) d->ReadAvailable();
       for (Direction* d : dirs_) d->ReleaseDue();
