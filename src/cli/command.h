@@ -28,5 +28,6 @@ int LoadMain(int argc, char** argv);
 int RunMain(int argc, char** argv);
 int ReportMain(int argc, char** argv);
 int SpeedMain(int argc, char** argv);
+int LinkMain(int argc, char** argv);
 
 }  // namespace pqc::cli

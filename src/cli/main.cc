@@ -26,6 +26,8 @@ constexpr Command kCommands[] = {
     {"report", "a run's results as a table, Markdown, CSV, JSON or HTML", pqc::cli::ReportMain},
     {"speed", "cost of each primitive here and the crypto floor of an arm's handshake",
      pqc::cli::SpeedMain},
+    {"link", "run a command over an emulated WAN (delay, loss, rate) to the embedded server",
+     pqc::cli::LinkMain},
 };
 
 void Usage(std::FILE* out) {

@@ -1,0 +1,27 @@
+// tun_device — one end of the emulated link: a TUN device (IFF_TUN|IFF_NO_PI, raw IP packets)
+// made inside a namespace and given an address there. The kernel's TCP stack on each side
+// stays real; the mover between the two fds is the wire. The device vanishes when its fd
+// closes, so the ScopedFd is the device's whole lifetime.
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "net/fd.h"
+
+namespace pqc::link {
+
+struct TunConfig {
+  std::string name = "pqc0";  // interface name inside the namespace
+  std::string address;        // this side, e.g. "198.18.0.1"
+  int prefix = 15;            // 198.18.0.0/15 routes through the device
+  int mtu = 1500;
+};
+
+// CreateTunInCurrentNetns: must run on a thread already inside the target namespace
+// (ScopedNetns). Brings loopback up, creates and configures the device (address, MTU, no
+// offloads, up; IPv6 off and TCP metrics not saved between connections, best effort), and
+// returns its non-blocking fd.
+Result<ScopedFd> CreateTunInCurrentNetns(const TunConfig& config);
+
+}  // namespace pqc::link

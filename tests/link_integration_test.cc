@@ -1,0 +1,405 @@
+// The emulated WAN end to end, as root: namespaces and TUN devices appear and vanish with the
+// Link, the load client on a thread that entered the client namespace reaches the embedded
+// server started in the server namespace, TCP connect costs one configured RTT, and a fresh
+// TLS 1.3 handshake costs the round trips physics says (1 R; 2 R once the server's first
+// flight overflows the initial window; +1 R for a HelloRetryRequest). A killed run's
+// namespaces are removed by the next Create, and `pqc-bench link` exports the target and
+// exits with its command's status.
+//
+// Timing tolerances: round trips are counted as round(p50 / R) at R = 50 ms, so a noisy
+// two-core machine (ASan, parallel builds) has ±25 ms of slack; connect time is bounded
+// below by the RTT (the mover is never early) and above by RTT + 5 ms.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <net/if.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "client/load_runner.h"
+#include "client/summary.h"
+#include "link/link.h"
+#include "server/embedded_server.h"
+#include "tls/cert_chain.h"
+
+namespace pqc::link {
+namespace {
+
+constexpr Nanos kMs = 1'000'000;
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> OurNamespaces(int pid) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (OwnerPid(name) == pid) out.push_back(name);
+  }
+  return out;
+}
+
+class LinkIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TUN devices)";
+  }
+
+  void MakeLink(Nanos rtt) {
+    LinkProfile p;
+    p.rtt = rtt;
+    auto link = Link::Create(p);
+    ASSERT_TRUE(link.ok()) << link.error().message;
+    link_ = std::move(*link);
+  }
+
+  // StartServer: the embedded server, started by this thread while inside the server
+  // namespace (its listener and event-loop threads stay there).
+  void StartServer(const std::string& chain_text, const std::string& groups) {
+    auto spec = ParseChainSpec(chain_text);
+    ASSERT_TRUE(spec.ok());
+    auto chain = MakeChain(*spec);
+    ASSERT_TRUE(chain.ok());
+    chain_ = std::make_unique<CertChain>(std::move(*chain));
+    ServerOptions so;
+    so.listen = ParseAddress(link_->server_ip() + ":8443").value();
+    so.chain = chain_.get();
+    so.tls.groups = groups;
+    auto in = ScopedNetns::Enter(link_->server_netns_path());
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    auto server = EmbeddedServer::Start(so);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(*server);
+  }
+
+  void TearDown() override {
+    if (server_) {
+      server_->Stop();
+      server_->Wait();
+    }
+    server_.reset();
+    link_.reset();
+  }
+
+  LoadOptions Options(const std::vector<std::string>& groups) {
+    LoadOptions o;
+    o.target = server_->address();
+    o.mix = {{ConnMode::kFresh, 1.0}};
+    o.rate = 10;
+    o.duration = 800 * kMs;
+    o.warmup = 200 * kMs;
+    o.tls.groups = groups;
+    o.tls.trust_anchor = chain_->root().cert.get();
+    o.timeout = 5'000 * kMs;
+    o.max_inflight = 100;
+    o.max_lag_p99 = 10'000 * kMs;  // not a schedule test
+    o.max_cpu_share = 10;
+    return o;
+  }
+
+  // RunInClientNetns: RunLoad on a thread that entered the client namespace.
+  LoadResult RunInClientNetns(const LoadOptions& o) {
+    std::optional<Result<LoadResult>> r;
+    std::string enter_error;
+    std::thread client([&] {
+      auto in = ScopedNetns::Enter(link_->client_netns_path());
+      if (!in) {
+        enter_error = in.error().message;
+        return;
+      }
+      r.emplace(RunLoad(o, nullptr));
+    });
+    client.join();
+    EXPECT_EQ(enter_error, "");
+    if (!r || !r->ok()) {
+      ADD_FAILURE() << (r ? r->error().message : "no result");
+      return {};
+    }
+    return std::move(**r);
+  }
+
+  struct Phases {
+    double connect_ms, handshake_ms;
+    size_t count;
+    bool hrr;
+  };
+  // MeasuredPhases: p50 of connect and handshake over the measured connections, all of which
+  // must have succeeded.
+  static Phases MeasuredPhases(const LoadResult& r) {
+    std::vector<double> connect, handshake;
+    bool hrr = true;
+    for (const ConnectionRecord& c : r.connections) {
+      if (!c.measured) continue;
+      EXPECT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      if (!c.ok()) continue;
+      connect.push_back(static_cast<double>(c.tcp_established - c.actual_start) / 1e6);
+      handshake.push_back(static_cast<double>(c.tls_done - c.tcp_established) / 1e6);
+      hrr = hrr && c.hrr;
+    }
+    auto median = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    return {median(connect), median(handshake), connect.size(), hrr};
+  }
+
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<CertChain> chain_;
+  std::unique_ptr<EmbeddedServer> server_;
+};
+
+TEST_F(LinkIntegrationTest, NamespacesAndDevicesVanishWithTheLink) {
+  MakeLink(2 * kMs);
+  const std::string server_ns = link_->server_netns_path();
+  const std::string client_ns = link_->client_netns_path();
+  ASSERT_TRUE(Exists(server_ns));
+  ASSERT_TRUE(Exists(client_ns));
+  EXPECT_NE(server_ns, client_ns);
+  EXPECT_NE(server_ns.find(std::to_string(getpid())), std::string::npos);
+  // Keep a handle on the server namespace to look inside after the Link is gone.
+  ScopedFd held(open(server_ns.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(held.valid());
+  {
+    std::thread look([&] {
+      auto in = ScopedNetns::Enter(server_ns);
+      ASSERT_TRUE(in.ok());
+      EXPECT_NE(if_nametoindex("pqc0"), 0u);
+      EXPECT_NE(if_nametoindex("lo"), 0u);
+    });
+    look.join();
+  }
+  link_.reset();
+  EXPECT_FALSE(Exists(server_ns));
+  EXPECT_FALSE(Exists(client_ns));
+  EXPECT_TRUE(OurNamespaces(getpid()).empty());
+  std::thread look([&] {
+    auto in = ScopedNetns::Enter("/proc/self/fd/" + std::to_string(held.get()));
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    EXPECT_EQ(if_nametoindex("pqc0"), 0u) << "the TUN device outlived the Link";
+  });
+  look.join();
+}
+
+TEST_F(LinkIntegrationTest, ScopedNetnsReturnsTheThreadToItsNamespace) {
+  MakeLink(0);
+  auto ino = [] {
+    struct stat st {};
+    stat("/proc/thread-self/ns/net", &st);
+    return st.st_ino;
+  };
+  const auto before = ino();
+  {
+    auto in = ScopedNetns::Enter(link_->client_netns_path());
+    ASSERT_TRUE(in.ok());
+    EXPECT_NE(ino(), before);
+  }
+  EXPECT_EQ(ino(), before);
+  auto bad = ScopedNetns::Enter("/nonexistent/netns");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("/nonexistent/netns"), std::string::npos);
+}
+
+TEST_F(LinkIntegrationTest, ConnectTakesOneRttAt10And70Ms) {
+  for (Nanos rtt : {10 * kMs, 70 * kMs}) {
+    SCOPED_TRACE(rtt / kMs);
+    MakeLink(rtt);
+    StartServer("ecdsa-p256", "X25519");
+    LoadResult r = RunInClientNetns(Options({"X25519"}));
+    Phases p = MeasuredPhases(r);
+    ASSERT_GE(p.count, 5u);
+    const double r_ms = static_cast<double>(rtt) / 1e6;
+    std::printf("  rtt %.0f ms: connect p50 %.3f ms (%zu connections)\n", r_ms, p.connect_ms,
+                p.count);
+    EXPECT_GE(p.connect_ms, r_ms);        // the mover is never early
+    EXPECT_LE(p.connect_ms, r_ms + 5.0);  // generous: two shared cores
+    MoverStats s = link_->stats();
+    EXPECT_GT(s.packets, 10 * p.count);
+    EXPECT_EQ(s.dropped_loss + s.dropped_queue + s.write_errors, 0u);
+    EXPECT_LT(s.release_error_p50_us, 1000.0);
+    TearDown();
+  }
+}
+
+TEST_F(LinkIntegrationTest, LossDropsPacketsAndTcpRecovers) {
+  LinkProfile p;
+  p.rtt = 4 * kMs;
+  p.loss = 0.05;
+  auto link = Link::Create(p);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"});
+  o.rate = 20;
+  LoadResult r = RunInClientNetns(o);
+  // TCP retransmits, so nearly every connection succeeds; one whose SYN is lost twice may hit
+  // the 5 s timeout, which is the link behaving as configured, not a failure of it.
+  size_t measured = 0, ok = 0;
+  for (const ConnectionRecord& c : r.connections) {
+    measured += c.measured ? 1 : 0;
+    ok += c.measured && c.ok() ? 1 : 0;
+  }
+  EXPECT_GE(measured, 10u);
+  EXPECT_GE(ok * 10, measured * 8);
+  MoverStats s = link_->stats();
+  // ~20 connections x ~15 packets at 5 %: about 15 losses expected; 0 has p < 1e-5.
+  EXPECT_GT(s.dropped_loss, 0u);
+  EXPECT_EQ(s.dropped_queue, 0u);
+}
+
+TEST_F(LinkIntegrationTest, RateLimitBoundsTheTransferTime) {
+  LinkProfile p;
+  p.rtt = 2 * kMs;
+  p.rate_bps = 8'000'000;  // 1 MB/s
+  auto link = Link::Create(p);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"});
+  o.mix = {{ConnMode::kReuse, 1.0}};
+  o.mode_text = "reuse";
+  o.rate = 2;
+  o.duration = 1'000 * kMs;
+  o.path = "/payload/200K";
+  LoadResult r = RunInClientNetns(o);
+  size_t checked = 0;
+  for (const ConnectionRecord& c : r.connections) {
+    if (!c.measured || !c.ok()) continue;
+    const RequestRecord& q = r.requests[c.first_request];
+    ASSERT_EQ(q.body_bytes, 200u * 1024);
+    const double seconds = static_cast<double>(q.last_byte - q.sent) / 1e9;
+    // Serialisation alone takes 204,800 B x 8 / 8 Mbit/s = 0.205 s: the link cannot be faster.
+    EXPECT_GE(seconds, 0.2048);
+    EXPECT_LE(seconds, 1.0);  // and it is not far slower (slow start at 2 ms RTT is short)
+    ++checked;
+  }
+  EXPECT_GE(checked, 1u);
+  EXPECT_EQ(link_->stats().dropped_loss, 0u);
+}
+
+// Physics of a fresh TLS 1.3 handshake at R = 50 ms: round trips = round(handshake / R).
+struct PhysicsCase {
+  const char* name;
+  const char* chain;
+  const char* server_groups;
+  std::vector<std::string> client_groups;
+  std::vector<std::string> key_shares;
+  long round_trips;
+  bool hrr;
+};
+
+class LinkPhysicsTest : public LinkIntegrationTest,
+                        public ::testing::WithParamInterface<PhysicsCase> {};
+
+TEST_P(LinkPhysicsTest, HandshakeRoundTrips) {
+  const PhysicsCase& c = GetParam();
+  constexpr Nanos kRtt = 50 * kMs;
+  MakeLink(kRtt);
+  StartServer(c.chain, c.server_groups);
+  LoadOptions o = Options(c.client_groups);
+  o.tls.key_shares = c.key_shares;
+  LoadResult r = RunInClientNetns(o);
+  Phases p = MeasuredPhases(r);
+  ASSERT_GE(p.count, 5u);
+  EXPECT_EQ(p.hrr, c.hrr);
+  std::printf("  %s at R 50 ms: connect p50 %.2f ms, handshake p50 %.2f ms (%zu connections)\n",
+              c.name, p.connect_ms, p.handshake_ms, p.count);
+  EXPECT_EQ(std::lround(p.connect_ms / 50.0), 1) << p.connect_ms << " ms";
+  EXPECT_EQ(std::lround(p.handshake_ms / 50.0), c.round_trips) << p.handshake_ms << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tls13, LinkPhysicsTest,
+    ::testing::Values(
+        // First flight fits the 10-segment initial window: one round trip.
+        PhysicsCase{"ecdsa", "ecdsa-p256", "X25519", {"X25519"}, {}, 1, false},
+        PhysicsCase{"mldsa65", "ml-dsa-65", "X25519MLKEM768", {"X25519MLKEM768"}, {}, 1, false},
+        // Certificate + CertificateVerify of three ML-DSA-87 certificates overflow it.
+        PhysicsCase{"mldsa87chain",
+                    "ml-dsa-87/ml-dsa-87/ml-dsa-87",
+                    "X25519MLKEM768",
+                    {"X25519MLKEM768"},
+                    {},
+                    2,
+                    false},
+        // The server insists on the hybrid; the client only sent an X25519 share.
+        PhysicsCase{"hrr",
+                    "ecdsa-p256",
+                    "X25519MLKEM768/X25519",
+                    {"X25519MLKEM768", "X25519"},
+                    {"X25519"},
+                    2,
+                    true}),
+    [](const ::testing::TestParamInfo<PhysicsCase>& p) { return p.param.name; });
+
+#ifdef PQC_BENCH_BIN
+// RunLinkCli: `pqc-bench link ARGS`, stdout captured; returns the exit status.
+int RunLinkCli(const std::string& args, std::string* out) {
+  const std::string cmd = std::string(PQC_BENCH_BIN) + " link " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out->append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(LinkIntegrationTest, CliExportsTheTargetAndExitsWithTheCommandsStatus) {
+  std::string out;
+  int rc = RunLinkCli(
+      "--rtt 20ms -- sh -c 'echo target=$PQC_TARGET; test -s \"$PQC_CA\" && echo ca=ok; "
+      "exit 7'",
+      &out);
+  EXPECT_EQ(rc, 7);
+  EXPECT_NE(out.find("target=198.18.0.1:8443"), std::string::npos) << out;
+  EXPECT_NE(out.find("ca=ok"), std::string::npos) << out;
+}
+
+TEST_F(LinkIntegrationTest, CliRunsLoadAgainstServeAcrossTheLink) {
+  std::string out;
+  int rc = RunLinkCli(
+      "--rtt 30ms --server='--cert ecdsa-p256 --groups X25519' -- sh -c '" PQC_BENCH_BIN
+      " load --target $PQC_TARGET --ca $PQC_CA --groups X25519 --rate 10 --duration 1s "
+      "--warmup 200ms --max-lag-p99 10s --json /dev/stdout >/dev/null 2>&1; echo load=$?'",
+      &out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("load=0"), std::string::npos) << out;
+}
+
+TEST_F(LinkIntegrationTest, KilledRunsNamespacesAreRemovedByTheNextCreate) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl(PQC_BENCH_BIN, PQC_BENCH_BIN, "link", "--rtt", "1ms", "--no-server", "--", "sleep", "30",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  // Wait (bounded) until the run has made its namespaces.
+  for (int i = 0; i < 200 && OurNamespaces(pid).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_EQ(OurNamespaces(pid).size(), 2u);
+  kill(-pid, SIGKILL);  // the run and its command: nothing gets to clean up
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_EQ(OurNamespaces(pid).size(), 2u);  // left behind, as after a crash
+  MakeLink(0);
+  EXPECT_TRUE(OurNamespaces(pid).empty());
+}
+#endif
+
+}  // namespace
+}  // namespace pqc::link
