@@ -138,7 +138,10 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_NE(e.find("network 'rtt70' is not defined"), std::string::npos) << e;
   EXPECT_NE(e.find("t.toml:2:24"), std::string::npos) << e;
   e = ErrorOf("[networks.rtt70]\nrtt = \"70\"\n");
-  EXPECT_NE(e.find("t.toml:2:7"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.toml:1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("[networks.rtt70]: link rtt"), std::string::npos) << e;
+  e = ErrorOf("[networks.x]\nrtt = \"70ms\"\nlatency = 3\n");
+  EXPECT_NE(e.find("t.toml:3:11"), std::string::npos) << e;
   e = ErrorOf("[matrix]\nchain = [\"ecdsa-p256/nope\"]\n");
   EXPECT_NE(e.find("t.toml:2:10"), std::string::npos) << e;
   e = ErrorOf("[tls]\nclient_groups = \"X25519\"\ngroup = \"X25519MLKEM768\"\n");

@@ -5,9 +5,13 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "client/load_runner.h"
+#include "link/link.h"
+#include "link/netns.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
 #include "results/run_reader.h"
@@ -173,12 +177,17 @@ class Runner {
 
   Result<TrialOutput> RunTrial(target::Target& target, const Arm& arm, const PlannedTrial& t) {
     const ArmSettings& s = arm.settings;
-    if (s_.networks.at(s.network).emulated()) {
-      return MakeError(ErrorKind::kUnsupported,
-                       fmt::format("network '{}' needs the emulated network (pqc-bench link), "
-                                   "which this build does not have yet; run the loopback arms "
-                                   "or use --set network=loopback",
-                                   s.network));
+    const NetworkProfile& network = s_.networks.at(s.network);
+    // An emulated network: two namespaces and the packet mover, for this trial only (a
+    // fresh link per trial, like a fresh target: no queue or TCP metrics carried over).
+    std::unique_ptr<link::Link> net;
+    target::Placement placement;
+    if (network.emulated()) {
+      auto l = link::Link::Create(network.link);
+      if (!l) return l.error();
+      net = std::move(*l);
+      placement.netns_path = net->server_netns_path();
+      placement.listen_host = net->server_ip();
     }
     auto chain = certs_.Get(s.chain);
     if (!chain) return chain.error();
@@ -192,7 +201,8 @@ class Runner {
     row.seq = t.seq;
     row.started = UtcIso(UnixNowNs());
     auto addr = target.Start(
-        MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem), {}, work);
+        MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem), placement,
+        work);
     if (!addr) return addr.error();
     auto options = MakeLoadOptions(s, *addr, (*chain)->chain.root().cert.get(),
                                    s_.seed * 1'000'003ULL + t.seq);
@@ -202,7 +212,7 @@ class Runner {
     }
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
-    auto load = RunLoad(*options, o_.log);
+    auto load = net ? RunLoadIn(net->client_netns_path(), *options) : RunLoad(*options, o_.log);
     auto stats = target.Stop();
     if (!load) return load.error();
     out.load = std::move(*load);
@@ -221,8 +231,38 @@ class Runner {
     }
     row.valid = row.reasons.empty();
     row.link = nullptr;
+    if (net) {
+      const link::MoverStats m = net->stats();
+      row.link = {{"profile", network.name},
+                  {"describe", network.link.Describe()},
+                  {"packets", m.packets},
+                  {"bytes", m.bytes},
+                  {"dropped_loss", m.dropped_loss},
+                  {"dropped_queue", m.dropped_queue},
+                  {"write_errors", m.write_errors},
+                  {"realtime", m.realtime},
+                  {"release_error_p50_us", m.release_error_p50_us},
+                  {"release_error_p99_us", m.release_error_p99_us},
+                  {"release_error_max_us", m.release_error_max_us}};
+    }
     row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
     return out;  // row.load is set by the caller: `out` moves
+  }
+
+  // RunLoadIn: the load generator on a thread that entered the client namespace (setns is
+  // per thread; the worker threads it starts inherit the namespace).
+  Result<LoadResult> RunLoadIn(const std::string& netns, const LoadOptions& options) {
+    std::optional<Result<LoadResult>> out;
+    std::thread t([&] {
+      auto ns = link::ScopedNetns::Enter(netns);
+      if (!ns) {
+        out.emplace(ns.error());
+        return;
+      }
+      out.emplace(RunLoad(options, o_.log));
+    });
+    t.join();
+    return std::move(*out);
   }
 
   void PrintTrialLine(const LoadSummary& s) {

@@ -9,13 +9,15 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "link/link_profile.h"
 
 namespace pqc::scenario {
 namespace {
 
 constexpr std::string_view kTopKeys = "title, description, [target], [tls], [load], [trials], "
                                       "[full], [matrix], [networks.NAME]";
-constexpr std::string_view kNetworkKeys = "rtt, jitter, loss, burst_loss, rate, queue, reorder";
+constexpr std::string_view kNetworkKeys =
+    "rtt, jitter, loss, burst_loss (\"P,R[,LOSS_BAD]\"), rate, queue, reorder, seed";
 
 // Where: "file:line:col" of a node, the prefix of every message about it.
 class Where {
@@ -155,32 +157,33 @@ Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
     if (p == nullptr) return where(value, fmt::format("networks.{} must be a table ({})", name.str(), kNetworkKeys));
     if (name.str() == "loopback") return where(value, "'loopback' is built in (no emulation); pick another name");
     NetworkProfile profile{std::string(name.str()), {}, 0};
+    link::LinkProfileText text;
+    const std::map<std::string_view, std::string*> fields = {
+        {"rtt", &text.rtt},       {"jitter", &text.jitter}, {"loss", &text.loss},
+        {"burst_loss", &text.burst_loss}, {"rate", &text.rate},   {"queue", &text.queue},
+        {"seed", &text.seed}};
     for (const auto& [key, v] : *p) {
       const std::string k(key.str());
-      std::string text = ScalarLabel(v);
-      Status st;
-      if (k == "rtt" || k == "jitter") {
-        auto d = ParseDuration(text);
-        if (!d || *d < 0) st = where(v, fmt::format("{}: a duration such as \"70ms\"", k));
-        else if (k == "rtt") profile.rtt_ms = static_cast<double>(*d) / 1e6;
-      } else if (k == "loss" || k == "burst_loss") {
-        auto f = ParsePercent(text);
-        if (!f) st = where(v, fmt::format("{}: a percentage such as \"0.5%\"", k));
-      } else if (k == "rate") {
-        auto r = ParseBitRate(text);
-        if (!r) st = where(v, "rate: a link rate such as \"100mbit\"");
-      } else if (k == "queue") {
-        auto q = v.value_exact<int64_t>();
-        if (!q || *q < 1) st = where(v, "queue: packets, an integer ≥ 1");
-      } else if (k == "reorder") {
-        if (!v.value_exact<bool>()) st = where(v, "reorder: true or false");
-      } else {
-        st = where(v, fmt::format("unknown key '{}' in [networks.{}] (valid: {})", k, name.str(),
-                                  kNetworkKeys));
+      if (k == "reorder") {
+        auto b = v.value_exact<bool>();
+        if (!b) return where(v, "reorder: true or false");
+        text.reorder = *b;
+        profile.params[k] = *b ? "true" : "false";
+        continue;
       }
-      if (!st) return st;
-      profile.params[k] = text;
+      auto f = fields.find(k);
+      if (f == fields.end()) {
+        return where(v, fmt::format("unknown key '{}' in [networks.{}] (valid: {})", k,
+                                    name.str(), kNetworkKeys));
+      }
+      *f->second = ScalarLabel(v);
+      profile.params[k] = *f->second;
     }
+    // The emulator's own parser, so that a scenario accepts exactly what `link` accepts.
+    auto parsed = link::ParseLinkProfile(text);
+    if (!parsed) return where(value, fmt::format("[networks.{}]: {}", name.str(), parsed.error().message));
+    profile.rtt_ms = static_cast<double>(parsed->rtt) / 1e6;
+    profile.link = *parsed;
     s.networks[profile.name] = std::move(profile);
   }
   return {};

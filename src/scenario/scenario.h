@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "link/link_profile.h"
 #include "scenario/arm_settings.h"
 
 namespace pqc::scenario {
@@ -48,6 +49,7 @@ struct NetworkProfile {
   std::string name;
   std::map<std::string, std::string> params;  // rtt, jitter, loss, burst_loss, rate, queue, reorder
   double rtt_ms = 0;
+  link::LinkProfile link;  // parsed (emulated profiles only)
   bool emulated() const { return name != "loopback"; }
 };
 
