@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "core/clock.h"
 #include "results/run_reader.h"
@@ -57,34 +59,46 @@ int main(int argc, char** argv) {
   trial.arm = 1;
   trial.summary = trial.target = nlohmann::json::object();
   trial.load = &load;
-  const std::string path = (dir / "results.sqlite").string();
-  auto w = pqc::results::RunWriter::Create(path, info, {{1, "bench", {}, {}}});
-  if (!w) {
-    fmt::print(stderr, "{}\n", w.error().message);
-    return 2;
+  // Rounds: this machine is shared, so the median of several writes is what is judged.
+  constexpr int kRounds = 5;
+  std::vector<double> writes;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = (dir / fmt::format("results-{}.sqlite", round)).string();
+    auto w = pqc::results::RunWriter::Create(path, info, {{1, "bench", {}, {}}});
+    if (!w) {
+      fmt::print(stderr, "{}\n", w.error().message);
+      return 2;
+    }
+    const double cpu0 = CpuSeconds();
+    const pqc::Nanos t0 = pqc::MonotonicNow();
+    if (pqc::Status st = w->WriteTrial(trial); !st) {
+      fmt::print(stderr, "{}\n", st.error().message);
+      return 2;
+    }
+    const double write_s = static_cast<double>(pqc::MonotonicNow() - t0) / 1e9;
+    const double write_cpu_s = CpuSeconds() - cpu0;
+    const pqc::Nanos t1 = pqc::MonotonicNow();
+    (void)w->Finish("end", true);  // the checkpoint that folds the WAL into the database
+    const double finish_s = static_cast<double>(pqc::MonotonicNow() - t1) / 1e9;
+    auto db = pqc::results::OpenResults(path);
+    auto run = pqc::results::ReadRun(*db);
+    const pqc::Nanos t2 = pqc::MonotonicNow();
+    auto rec = pqc::results::ReadTrialRecords(*db, run->trials.at(0).id);
+    const double read_s = static_cast<double>(pqc::MonotonicNow() - t2) / 1e9;
+    if (!rec || rec->load.connections.size() != n) {
+      fmt::print(stderr, "read back failed\n");
+      return 2;
+    }
+    fmt::print("round {}: write {:.2f} s wall, {:.2f} s CPU ({:.0f} conn/s); checkpoint at the "
+               "end of the run {:.2f} s; read {:.2f} s; file {:.1f} MiB\n",
+               round + 1, write_s, write_cpu_s, static_cast<double>(n) / write_s, finish_s,
+               read_s, static_cast<double>(fs::file_size(path)) / 1048576.0);
+    writes.push_back(write_s);
   }
-  const double cpu0 = CpuSeconds();
-  const pqc::Nanos t0 = pqc::MonotonicNow();
-  if (pqc::Status st = w->WriteTrial(trial); !st) {
-    fmt::print(stderr, "{}\n", st.error().message);
-    return 2;
-  }
-  const double write_s = static_cast<double>(pqc::MonotonicNow() - t0) / 1e9;
-  const double write_cpu_s = CpuSeconds() - cpu0;
-  auto db = pqc::results::OpenResults(path);
-  auto run = pqc::results::ReadRun(*db);
-  const pqc::Nanos t1 = pqc::MonotonicNow();
-  auto rec = pqc::results::ReadTrialRecords(*db, run->trials.at(0).id);
-  const double read_s = static_cast<double>(pqc::MonotonicNow() - t1) / 1e9;
-  const auto bytes = fs::file_size(path);
   fs::remove_all(dir);
-  if (!rec || rec->load.connections.size() != n) {
-    fmt::print(stderr, "read back failed\n");
-    return 2;
-  }
-  fmt::print("connections {}  write {:.2f} s wall, {:.2f} s CPU ({:.0f} conn/s)  read {:.2f} s  "
-             "file {:.1f} MiB  target write < 3 s: {}\n",
-             n, write_s, write_cpu_s, static_cast<double>(n) / write_s, read_s,
-             static_cast<double>(bytes) / 1048576.0, write_s < 3 ? "met" : "MISSED");
-  return write_s < 3 ? 0 : 1;
+  std::sort(writes.begin(), writes.end());
+  const double median = writes[kRounds / 2];
+  fmt::print("connections {}: median write {:.2f} s over {} rounds; target < 3 s: {}\n", n,
+             median, kRounds, median < 3 ? "met" : "MISSED");
+  return median < 3 ? 0 : 1;
 }

@@ -130,6 +130,12 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
   }
   auto db = OpenResults(dir_.string());  // a directory works as well as the file
   ASSERT_TRUE(db) << db.error().message;
+  {
+    auto mode = db->Prepare("PRAGMA journal_mode");
+    ASSERT_TRUE(mode);
+    ASSERT_TRUE(*mode->Step());
+    EXPECT_EQ(mode->Text(0), "wal") << "readers may open the file while a run writes";
+  }
   auto run = ReadRun(*db);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->info.title, Info().title);

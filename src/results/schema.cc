@@ -50,7 +50,6 @@ CREATE TABLE requests(
 }  // namespace
 
 Status CreateSchema(Db& db) {
-  if (Status st = db.Exec("PRAGMA journal_mode=WAL"); !st) return st;
   if (Status st = db.Exec(kTables); !st) return st;
   return db.Exec(fmt::format("INSERT INTO meta VALUES ('schema', '{}'), ('version', '{}')",
                              kSchemaName, kSchemaVersion));
