@@ -89,16 +89,17 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "read back failed\n");
       return 2;
     }
-    fmt::print("round {}: write {:.2f} s wall, {:.2f} s CPU ({:.0f} conn/s); checkpoint at the "
-               "end of the run {:.2f} s; read {:.2f} s; file {:.1f} MiB\n",
-               round + 1, write_s, write_cpu_s, static_cast<double>(n) / write_s, finish_s,
-               read_s, static_cast<double>(fs::file_size(path)) / 1048576.0);
+    fmt::print(
+        "round {}: write {:.2f} s wall, {:.2f} s CPU ({:.0f} conn/s); checkpoint at the "
+        "end of the run {:.2f} s; read {:.2f} s; file {:.1f} MiB\n",
+        round + 1, write_s, write_cpu_s, static_cast<double>(n) / write_s, finish_s, read_s,
+        static_cast<double>(fs::file_size(path)) / 1048576.0);
     writes.push_back(write_s);
   }
   fs::remove_all(dir);
   std::sort(writes.begin(), writes.end());
   const double median = writes[kRounds / 2];
-  fmt::print("connections {}: median write {:.2f} s over {} rounds; target < 3 s: {}\n", n,
-             median, kRounds, median < 3 ? "met" : "MISSED");
+  fmt::print("connections {}: median write {:.2f} s over {} rounds; target < 3 s: {}\n", n, median,
+             kRounds, median < 3 ? "met" : "MISSED");
   return median < 3 ? 0 : 1;
 }

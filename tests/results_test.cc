@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 class ResultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pqc-results-test-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("pqc-results-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -86,8 +87,8 @@ class ResultsTest : public ::testing::Test {
         c.request_count = 0;
       }
       for (uint32_t k = 0; k < c.request_count; ++k) {
-        r.requests.push_back({c.tls_done + 10 + k, c.tls_done + 20 + k, c.tls_done + 30 + k,
-                              200, 3});
+        r.requests.push_back(
+            {c.tls_done + 10 + k, c.tls_done + 20 + k, c.tls_done + 30 + k, 200, 3});
       }
       r.connections.push_back(c);
     }
@@ -248,9 +249,7 @@ TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no results database"), std::string::npos);
 
-  {
-    std::ofstream(Path("text.sqlite")) << "this is not a database, just some text\n";
-  }
+  { std::ofstream(Path("text.sqlite")) << "this is not a database, just some text\n"; }
   auto text = OpenResults(Path("text.sqlite"));
   ASSERT_FALSE(text);
   EXPECT_NE(text.error().message.find("not a pqc-bench results database"), std::string::npos)

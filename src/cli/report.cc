@@ -14,9 +14,10 @@
 namespace pqc::cli {
 
 int ReportMain(int argc, char** argv) {
-  CLI::App app{"Print or export the results of a run (a directory under results/, or its "
-               "results.sqlite).",
-               "pqc-bench report"};
+  CLI::App app{
+      "Print or export the results of a run (a directory under results/, or its "
+      "results.sqlite).",
+      "pqc-bench report"};
   std::string path, format = "table", output;
   int resamples = 1000;
   bool write = false;
@@ -40,7 +41,8 @@ int ReportMain(int argc, char** argv) {
   if (!summary) return ReportError("report", summary.error());
   if (write) {
     const std::string dir = std::filesystem::path(db->path()).parent_path().string();
-    if (Status st = report::WriteReportFiles(dir, *summary); !st) return ReportError("report", st.error());
+    if (Status st = report::WriteReportFiles(dir, *summary); !st)
+      return ReportError("report", st.error());
   }
   if (output.empty()) {
     if (Status st = report::WriteReport(std::cout, *summary, *fmt_kind); !st) {
@@ -50,9 +52,11 @@ int ReportMain(int argc, char** argv) {
   }
   std::ofstream out(output, std::ios::trunc);
   if (!out) {
-    return ReportError("report", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", output)));
+    return ReportError("report",
+                       MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", output)));
   }
-  if (Status st = report::WriteReport(out, *summary, *fmt_kind); !st) return ReportError("report", st.error());
+  if (Status st = report::WriteReport(out, *summary, *fmt_kind); !st)
+    return ReportError("report", st.error());
   return kExitOk;
 }
 

@@ -43,9 +43,10 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
 }  // namespace
 
 int RunMain(int argc, char** argv) {
-  CLI::App app{"Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
-               "the summary and the report.",
-               "pqc-bench run"};
+  CLI::App app{
+      "Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
+      "the summary and the report.",
+      "pqc-bench run"};
   std::string file, results_root = "results", resume, nginx;
   std::vector<std::string> sets;
   uint32_t trials = 0;

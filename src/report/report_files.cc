@@ -22,10 +22,18 @@ Result<Format> ParseFormat(const std::string& name) {
 
 Status WriteReport(std::ostream& out, const nlohmann::ordered_json& summary, Format format) {
   switch (format) {
-    case Format::kTable: WriteStudyText(out, summary, TextStyle::kTerminal); break;
-    case Format::kMarkdown: WriteStudyText(out, summary, TextStyle::kMarkdown); break;
-    case Format::kCsv: WriteStudyCsv(out, summary); break;
-    case Format::kJson: out << summary.dump(2) << '\n'; break;
+    case Format::kTable:
+      WriteStudyText(out, summary, TextStyle::kTerminal);
+      break;
+    case Format::kMarkdown:
+      WriteStudyText(out, summary, TextStyle::kMarkdown);
+      break;
+    case Format::kCsv:
+      WriteStudyCsv(out, summary);
+      break;
+    case Format::kJson:
+      out << summary.dump(2) << '\n';
+      break;
     case Format::kHtml: {
       // The HTML reporter reads plain json; key order does not matter to it.
       if (Status st = WriteHtmlReport(nlohmann::json(summary), out); !st) return st;
@@ -53,7 +61,9 @@ Status WriteReportFiles(const std::string& dir, const nlohmann::ordered_json& su
     }
     std::error_code ec;
     fs::rename(tmp, final_path, ec);
-    if (ec) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}: {}", final_path.string(), ec.message()));
+    if (ec)
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("cannot write {}: {}", final_path.string(), ec.message()));
   }
   return {};
 }

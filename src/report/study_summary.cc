@@ -23,13 +23,16 @@ using nlohmann::ordered_json;
 constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
                                     Statistic::kP99};
 // The spectrum's grid: dense in the tail, where hybrid key exchange and loss show.
-constexpr std::array kSpectrum = {0.0,  0.1,   0.2,   0.3,    0.4,    0.5,   0.6,
-                                  0.7,  0.8,   0.9,   0.95,   0.99,   0.995, 0.999,
-                                  0.9995, 0.9999, 1.0};
+constexpr std::array kSpectrum = {0.0, 0.1,  0.2,  0.3,   0.4,   0.5,    0.6,    0.7, 0.8,
+                                  0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 1.0};
 
-ordered_json Num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); }
+ordered_json Num(double v) {
+  return std::isfinite(v) ? ordered_json(v) : ordered_json();
+}
 
-ordered_json Pair(double lo, double hi) { return ordered_json::array({Num(lo), Num(hi)}); }
+ordered_json Pair(double lo, double hi) {
+  return ordered_json::array({Num(lo), Num(hi)});
+}
 
 // ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
 struct ArmData {
@@ -44,7 +47,9 @@ struct ArmData {
   uint64_t server_handshakes = 0;
 };
 
-double Mean(double sum, uint64_t n) { return n > 0 ? sum / static_cast<double>(n) : NAN; }
+double Mean(double sum, uint64_t n) {
+  return n > 0 ? sum / static_cast<double>(n) : NAN;
+}
 
 Status LoadArm(results::Db& db, ArmData& a) {
   std::array<TrialSamples, kAllPhases.size()> samples;
@@ -89,8 +94,8 @@ Status LoadArm(results::Db& db, ArmData& a) {
 ordered_json PhaseJson(const PooledSamples& s, const BootstrapOptions& bo) {
   const std::span<const double> sorted = s.sorted();
   const PhaseStats st = Summarize(std::vector<double>(sorted.begin(), sorted.end()));
-  ordered_json j = {{"count", st.count}, {"min", Num(st.min)}, {"mean", Num(st.mean)},
-                    {"p50", Num(st.p50)},     {"p95", Num(st.p95)}, {"p99", Num(st.p99)},
+  ordered_json j = {{"count", st.count},  {"min", Num(st.min)}, {"mean", Num(st.mean)},
+                    {"p50", Num(st.p50)}, {"p95", Num(st.p95)}, {"p99", Num(st.p99)},
                     {"max", Num(st.max)}};
   ordered_json ci = ordered_json::object();
   for (Statistic stat : kStatistics) {
@@ -150,7 +155,9 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
   j["rtt_ms"] = rtts.count(network) > 0 ? ordered_json(rtts.at(network)) : ordered_json();
   const std::string payload = arm.settings.value("payload", "OK");
   auto bytes = ParseSize(payload);
-  j["payload_bytes"] = payload == "OK" ? ordered_json(3) : bytes ? ordered_json(*bytes) : ordered_json();
+  j["payload_bytes"] = payload == "OK" ? ordered_json(3)
+                       : bytes         ? ordered_json(*bytes)
+                                       : ordered_json();
   j["rate"] = arm.settings.value("rate", 0.0);
   const bool failed = arm.status == "failed";
   j["status"] = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
@@ -173,15 +180,14 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
                 // Everything the client read until its handshake finished: the server's
                 // first flight with its record framing (what the initial window must hold).
                 {"server_first_flight", Num(Mean(a.read, a.handshakes))}};
-  j["cpu"] = {{"server_us_per_handshake",
-               Num(a.server_handshakes > 0
-                       ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
-                       : NAN)},
-              {"client_us_per_connection",
-               Num(a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections)
-                                     : NAN)},
-              {"floor_server_us", nullptr},
-              {"floor_client_us", nullptr}};
+  j["cpu"] = {
+      {"server_us_per_handshake",
+       Num(a.server_handshakes > 0 ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
+                                   : NAN)},
+      {"client_us_per_connection",
+       Num(a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections) : NAN)},
+      {"floor_server_us", nullptr},
+      {"floor_client_us", nullptr}};
   ordered_json outliers = ordered_json::array();
   for (Phase p : {Phase::kHandshake, Phase::kTtfb, Phase::kTotal}) {
     const auto& s = a.phases[static_cast<size_t>(p)];
@@ -275,9 +281,9 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
   for (const results::StoredTrial& t : run.trials) {
     auto it = index.find(t.arm);
     if (it == index.end()) {
-      return MakeError(ErrorKind::kConfig,
-                       fmt::format("{}: trial {} names arm {}, which does not exist", run.path,
-                                   t.seq, t.arm));
+      return MakeError(
+          ErrorKind::kConfig,
+          fmt::format("{}: trial {} names arm {}, which does not exist", run.path, t.seq, t.arm));
     }
     if (t.interrupted) continue;
     ArmData& a = arms[it->second];

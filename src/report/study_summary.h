@@ -15,7 +15,7 @@
 namespace pqc::report {
 
 struct SummaryOptions {
-  int resamples = 1000;     // bootstrap resamples per interval
+  int resamples = 1000;  // bootstrap resamples per interval
   double confidence = 0.95;
 };
 

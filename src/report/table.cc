@@ -13,7 +13,9 @@ size_t Width(const std::string& s) {
   return n;
 }
 
-bool Right(const Table& t, size_t col) { return col < t.right.size() && t.right[col]; }
+bool Right(const Table& t, size_t col) {
+  return col < t.right.size() && t.right[col];
+}
 
 }  // namespace
 

@@ -10,7 +10,8 @@ namespace pqc::report {
 namespace {
 
 using nlohmann::ordered_json;
-constexpr std::array<const char*, 5> kPhases = {"connect", "handshake", "ttfb", "response", "total"};
+constexpr std::array<const char*, 5> kPhases = {"connect", "handshake", "ttfb", "response",
+                                                "total"};
 
 double Get(const ordered_json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return NAN;
@@ -18,9 +19,15 @@ double Get(const ordered_json& j, const char* key) {
 }
 
 // Ms: µs → "0.890" ms with microsecond precision; "-" when undefined.
-std::string Ms(double us) { return std::isfinite(us) ? fmt::format("{:.3f}", us / 1000.0) : "-"; }
-std::string Bytes(double b) { return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-"; }
-std::string Us(double us) { return std::isfinite(us) ? fmt::format("{:.1f}", us) : "-"; }
+std::string Ms(double us) {
+  return std::isfinite(us) ? fmt::format("{:.3f}", us / 1000.0) : "-";
+}
+std::string Bytes(double b) {
+  return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-";
+}
+std::string Us(double us) {
+  return std::isfinite(us) ? fmt::format("{:.1f}", us) : "-";
+}
 
 // Overhead: the comparison of `arm` against its baseline in the first varying factor, for
 // one phase and statistic ("" when the arm is a baseline or has none).
@@ -56,20 +63,29 @@ void Header(std::ostream& out, const ordered_json& s, TextStyle style) {
       r["complete"].get<bool>() ? "complete" : "INCOMPLETE (interrupted; run --resume DIR)",
       r["trials_done"].get<uint64_t>(), r["trials_planned"].get<uint64_t>(),
       r["target"].get<std::string>(), r["openssl_version"].get<std::string>(),
-      r["cpu_model"].get<std::string>(), r["cores"].get<uint64_t>(),
-      r["kernel"].get<std::string>(), r["tool_version"].get<std::string>(),
-      r["git_commit"].get<std::string>());
-  out << fmt::format("started {}{}; latencies in ms; intervals: {:.0f} % bootstrap over the "
-                     "valid trials' connections\n",
-                     r["started"].get<std::string>(),
-                     r["ended"].is_string() ? ", ended " + r["ended"].get<std::string>() : "",
-                     r["confidence"].get<double>() * 100);
+      r["cpu_model"].get<std::string>(), r["cores"].get<uint64_t>(), r["kernel"].get<std::string>(),
+      r["tool_version"].get<std::string>(), r["git_commit"].get<std::string>());
+  out << fmt::format(
+      "started {}{}; latencies in ms; intervals: {:.0f} % bootstrap over the "
+      "valid trials' connections\n",
+      r["started"].get<std::string>(),
+      r["ended"].is_string() ? ", ended " + r["ended"].get<std::string>() : "",
+      r["confidence"].get<double>() * 100);
 }
 
 void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const char* phase) {
   Table t;
-  t.headers = {"arm", "trials", "conns", "min", "mean", "p50", "p95", "p99", "max",
-               "p50 overhead [95 % CI]", "p99 overhead [95 % CI]"};
+  t.headers = {"arm",
+               "trials",
+               "conns",
+               "min",
+               "mean",
+               "p50",
+               "p95",
+               "p99",
+               "max",
+               "p50 overhead [95 % CI]",
+               "p99 overhead [95 % CI]"};
   t.right = {false, true, true, true, true, true, true, true, true, false, false};
   for (const auto& a : s["arms"]) {
     if (!a["phases"].contains(phase)) continue;
@@ -79,8 +95,8 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
                       fmt::format("{}/{}", a["trials"]["valid"].get<uint64_t>(),
                                   a["trials"]["done"].get<uint64_t>()),
                       fmt::format("{}", p["count"].get<uint64_t>()), Ms(Get(p, "min")),
-                      Ms(Get(p, "mean")), Ms(Get(p, "p50")), Ms(Get(p, "p95")),
-                      Ms(Get(p, "p99")), Ms(Get(p, "max")), Overhead(s, id, phase, "p50"),
+                      Ms(Get(p, "mean")), Ms(Get(p, "p50")), Ms(Get(p, "p95")), Ms(Get(p, "p99")),
+                      Ms(Get(p, "max")), Overhead(s, id, phase, "p50"),
                       Overhead(s, id, phase, "p99")});
   }
   if (t.rows.empty()) return;
@@ -90,8 +106,13 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
 
 void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
   Table t;
-  t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B",
-               "server CPU us/handshake", "client CPU us/conn"};
+  t.headers = {"arm",
+               "ClientHello B",
+               "Certificate B",
+               "CertVerify B",
+               "server flight B",
+               "server CPU us/handshake",
+               "client CPU us/conn"};
   t.right = {false, true, true, true, true, true, true};
   for (const auto& a : s["arms"]) {
     if (a["status"] == "failed") continue;
@@ -119,20 +140,23 @@ void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
     for (const auto& o : a["outliers"]) {
       lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label,
                                   o["trial"].get<uint64_t>(), o["phase"].get<std::string>(),
-                                  o["statistic"].get<std::string>(), o["reason"].get<std::string>()));
+                                  o["statistic"].get<std::string>(),
+                                  o["reason"].get<std::string>()));
     }
   }
   for (const auto& t : s["trials"]) {
     if (t["valid"].get<bool>()) continue;
     std::string reasons;
-    for (const auto& r : t["reasons"]) reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    for (const auto& r : t["reasons"])
+      reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
     lines.push_back(fmt::format("invalid trial: arm {} block {}: {}", t["arm"].get<uint64_t>(),
                                 t["block"].get<uint64_t>() + 1,
                                 t["interrupted"].get<bool>() ? "interrupted" : reasons));
   }
   if (lines.empty()) return;
   Heading(out, style, "problems");
-  for (const std::string& l : lines) out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
+  for (const std::string& l : lines)
+    out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
 }
 
 std::string Csv(const std::string& s) {
@@ -142,7 +166,9 @@ std::string Csv(const std::string& s) {
   return e + "\"";
 }
 
-std::string CsvNum(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+std::string CsvNum(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : "";
+}
 
 }  // namespace
 
@@ -162,15 +188,16 @@ void WriteStudyCsv(std::ostream& out, const ordered_json& s) {
     for (const auto& [k, v] : a["factors"].items()) {
       factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, v.get<std::string>());
     }
-    const std::string head = fmt::format("{},{},{},{}", a["id"].get<uint64_t>(),
-                                         Csv(a["label"].get<std::string>()), Csv(factors),
-                                         a["status"].get<std::string>());
+    const std::string head =
+        fmt::format("{},{},{},{}", a["id"].get<uint64_t>(), Csv(a["label"].get<std::string>()),
+                    Csv(factors), a["status"].get<std::string>());
     const std::string tail = fmt::format(",{},{}", a["trials"]["valid"].get<uint64_t>(),
                                          a["trials"]["done"].get<uint64_t>());
     if (a["phases"].empty()) out << head << ",,,,,,,,,,,," << tail << '\n';
     for (const auto& [phase, p] : a["phases"].items()) {
       out << head << ',' << phase << ',' << p["count"].get<uint64_t>();
-      for (const char* k : {"min", "mean", "p50", "p95", "p99", "max"}) out << ',' << CsvNum(Get(p, k));
+      for (const char* k : {"min", "mean", "p50", "p95", "p99", "max"})
+        out << ',' << CsvNum(Get(p, k));
       for (const char* k : {"p50", "p99"}) {
         const auto& ci = p["ci"][k];
         out << ',' << (ci[0].is_number() ? CsvNum(ci[0].get<double>()) : "") << ','

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace pqc::report {

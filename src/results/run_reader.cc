@@ -12,7 +12,8 @@ namespace {
 Result<nlohmann::json> ParseJson(const std::string& text, std::string_view what) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: {} is not JSON", what));
+    return MakeError(ErrorKind::kConfig,
+                     fmt::format("corrupt results database: {} is not JSON", what));
   }
   return j;
 }
@@ -30,17 +31,21 @@ Result<ErrorClass> ErrorFromName(const std::string& name) {
                  ErrorClass::kClosed}) {
     if (ErrorClassName(e) == name) return e;
   }
-  return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: error class '{}'", name));
+  return MakeError(ErrorKind::kConfig,
+                   fmt::format("corrupt results database: error class '{}'", name));
 }
 
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
+uint32_t U32(int64_t v) {
+  return static_cast<uint32_t>(v);
+}
 
 }  // namespace
 
 Result<Db> OpenResults(const std::string& path) {
   std::error_code ec;
   std::string file = path;
-  if (std::filesystem::is_directory(path, ec)) file = (std::filesystem::path(path) / "results.sqlite").string();
+  if (std::filesystem::is_directory(path, ec))
+    file = (std::filesystem::path(path) / "results.sqlite").string();
   if (!std::filesystem::is_regular_file(file, ec)) {
     return MakeError(ErrorKind::kIo, fmt::format("no results database at {} (give a run's "
                                                  "directory under results/ or its results.sqlite)",
@@ -62,7 +67,8 @@ Result<StoredRun> ReadRun(Db& db) {
   if (!r) return r.error();
   auto row = r->Step();
   if (!row) return row.error();
-  if (!*row) return MakeError(ErrorKind::kConfig, fmt::format("{}: the run row is missing", db.path()));
+  if (!*row)
+    return MakeError(ErrorKind::kConfig, fmt::format("{}: the run row is missing", db.path()));
   RunInfo& i = run.info;
   i.scenario = r->Text(0);
   i.scenario_file = r->Text(1);
@@ -85,7 +91,8 @@ Result<StoredRun> ReadRun(Db& db) {
   run.ended = r->Text(16);
   run.complete = r->Int(17) != 0;
 
-  auto a = db.Prepare("SELECT id, label, factors_json, settings_json, status, failure FROM arms ORDER BY id");
+  auto a = db.Prepare(
+      "SELECT id, label, factors_json, settings_json, status, failure FROM arms ORDER BY id");
   if (!a) return a.error();
   for (;;) {
     auto more = a->Step();
@@ -96,7 +103,8 @@ Result<StoredRun> ReadRun(Db& db) {
     arm.label = a->Text(1);
     auto f = nlohmann::ordered_json::parse(a->Text(2), nullptr, false);
     auto s = ParseJson(a->Text(3), "arms.settings_json");
-    if (f.is_discarded() || !s) return MakeError(ErrorKind::kConfig, "corrupt results database: arms");
+    if (f.is_discarded() || !s)
+      return MakeError(ErrorKind::kConfig, "corrupt results database: arms");
     arm.factors = std::move(f);
     arm.settings = std::move(*s);
     arm.status = a->Text(4);
@@ -126,9 +134,11 @@ Result<StoredRun> ReadRun(Db& db) {
     auto target = ParseJson(t->Text(10), "trials.target_json");
     auto link = ParseJson(t->Text(11), "trials.link_json");
     if (!reasons || !summary || !target || !link || !reasons->is_array()) {
-      return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: trial {}", tr.id));
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("corrupt results database: trial {}", tr.id));
     }
-    for (const auto& x : *reasons) tr.reasons.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+    for (const auto& x : *reasons)
+      tr.reasons.push_back(x.is_string() ? x.get<std::string>() : x.dump());
     tr.interrupted = t->Int(8) != 0;
     tr.summary = std::move(*summary);
     tr.target = std::move(*target);
@@ -197,8 +207,8 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
       if (!qrow) return qrow.error();
     }
     while (*qrow && static_cast<uint64_t>(q->Int(0)) == r.id) {
-      out.load.requests.push_back({q->Int(1), q->Int(2), q->Int(3), U32(q->Int(4)),
-                                   static_cast<uint64_t>(q->Int(5))});
+      out.load.requests.push_back(
+          {q->Int(1), q->Int(2), q->Int(3), U32(q->Int(4)), static_cast<uint64_t>(q->Int(5))});
       qrow = q->Step();
       if (!qrow) return qrow.error();
     }

@@ -4,9 +4,8 @@
 // with a message that says so, instead of failing on a missing column later.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>

@@ -15,7 +15,9 @@ constexpr std::string_view kInsertConnection =
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
-int64_t I(uint64_t v) { return static_cast<int64_t>(v); }
+int64_t I(uint64_t v) {
+  return static_cast<int64_t>(v);
+}
 
 Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
   auto conn = db.Prepare(kInsertConnection);
@@ -53,8 +55,8 @@ Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
-    const size_t end = std::min<size_t>(load.requests.size(),
-                                        size_t{c.first_request} + c.request_count);
+    const size_t end =
+        std::min<size_t>(load.requests.size(), size_t{c.first_request} + c.request_count);
     for (size_t i = c.first_request; i < end; ++i) {
       const RequestRecord& r = load.requests[i];
       Stmt& q = *req;
@@ -144,7 +146,8 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   s.Bind(15, int64_t{run.trials_planned});
   s.Bind(16, run.started);
   if (Status st = s.Run(); !st) return st.error();
-  auto arm = d.Prepare("INSERT INTO arms (id, label, factors_json, settings_json) VALUES (?1, ?2, ?3, ?4)");
+  auto arm = d.Prepare(
+      "INSERT INTO arms (id, label, factors_json, settings_json) VALUES (?1, ?2, ?3, ?4)");
   if (!arm) return arm.error();
   for (const ArmRow& a : arms) {
     arm->Bind(1, int64_t{a.id});

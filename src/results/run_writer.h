@@ -4,9 +4,8 @@
 // every finished trial, and says it is incomplete; `run --resume` continues from it.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +32,7 @@ struct ArmRow {
   uint32_t id = 0;
   std::string label;
   nlohmann::ordered_json factors;  // {"group": "X25519", …} in factor order
-  nlohmann::json settings;  // ArmSettings as JSON
+  nlohmann::json settings;         // ArmSettings as JSON
 };
 
 // TrialRow: one finished trial. `load` holds its raw connections and requests.

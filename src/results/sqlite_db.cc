@@ -13,9 +13,9 @@ Result<Db> Db::Open(const std::string& path, bool create, bool read_only) {
   db.db_.reset(raw);
   db.path_ = path;
   if (rc != SQLITE_OK) {
-    return MakeError(ErrorKind::kIo, fmt::format("cannot open results database {}: {}", path,
-                                                 raw != nullptr ? sqlite3_errmsg(raw)
-                                                                : sqlite3_errstr(rc)));
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("cannot open results database {}: {}", path,
+                                 raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, 5000);
   return db;
@@ -23,12 +23,14 @@ Result<Db> Db::Open(const std::string& path, bool create, bool read_only) {
 
 Error SqliteError(sqlite3* db, std::string_view what) {
   const char* file = sqlite3_db_filename(db, "main");
-  return MakeError(ErrorKind::kIo, fmt::format("results database {}: {}: {}",
-                                               file != nullptr ? file : "?", what,
-                                               sqlite3_errmsg(db)));
+  return MakeError(ErrorKind::kIo,
+                   fmt::format("results database {}: {}: {}", file != nullptr ? file : "?", what,
+                               sqlite3_errmsg(db)));
 }
 
-Error Db::Fail(std::string_view what) const { return SqliteError(get(), what); }
+Error Db::Fail(std::string_view what) const {
+  return SqliteError(get(), what);
+}
 
 Status Db::Exec(std::string_view sql) {
   const std::string text(sql);

@@ -57,8 +57,8 @@ class Stmt {
     sqlite3_bind_text(s_.get(), i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   }
   void BindNull(int i) { sqlite3_bind_null(s_.get(), i); }
-  Result<bool> Step();       // true: a row is ready
-  Status Run();              // Step until done, then Reset
+  Result<bool> Step();  // true: a row is ready
+  Status Run();         // Step until done, then Reset
   void Reset() {
     sqlite3_reset(s_.get());
     sqlite3_clear_bindings(s_.get());

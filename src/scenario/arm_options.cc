@@ -6,8 +6,8 @@
 
 namespace pqc::scenario {
 
-Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target,
-                                    X509* anchor, uint64_t seed) {
+Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, X509* anchor,
+                                    uint64_t seed) {
   LoadOptions o;
   o.target = target;
   o.mode_text = s.mode;

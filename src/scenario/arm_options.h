@@ -21,8 +21,8 @@ inline constexpr const char* kDefaultServerGroups =
     "MLKEM1024";
 
 // MakeLoadOptions: `anchor` (the chain's root) is borrowed; `seed` varies per trial.
-Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target,
-                                    X509* anchor, uint64_t seed);
+Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, X509* anchor,
+                                    uint64_t seed);
 
 target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
                                       const std::string& key_file);

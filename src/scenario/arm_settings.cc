@@ -16,17 +16,26 @@ namespace {
 
 constexpr Nanos kMaxDuration = 24LL * 3600 * 1'000'000'000;
 
-Error Bad(std::string message) { return MakeError(ErrorKind::kConfig, std::move(message)); }
+Error Bad(std::string message) {
+  return MakeError(ErrorKind::kConfig, std::move(message));
+}
 
 std::string TypeName(const toml::node& v) {
   switch (v.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date or time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    default:
+      return "a date or time";
   }
 }
 
@@ -207,8 +216,10 @@ constexpr std::array kKeys = {
                &SetDuration<&ArmSettings::duration, false>},
     SettingKey{"load", "warmup", "discarded phase before it (\"3s\"; collects tickets for resume)",
                &SetDuration<&ArmSettings::warmup, true>},
-    SettingKey{"load", "requests", "requests per connection", &SetCount<&ArmSettings::requests, 1, 1000000>},
-    SettingKey{"load", "request_interval", "think time between requests on a connection (\"100ms\")",
+    SettingKey{"load", "requests", "requests per connection",
+               &SetCount<&ArmSettings::requests, 1, 1000000>},
+    SettingKey{"load", "request_interval",
+               "think time between requests on a connection (\"100ms\")",
                &SetDuration<&ArmSettings::request_interval, true>},
     SettingKey{"load", "client_threads", "load-generator threads",
                &SetCount<&ArmSettings::client_threads, 1, 256>},
@@ -239,14 +250,17 @@ Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
   }
   auto m = ParseModes(mode, "");
   if (!m) {
-    return Bad(fmt::format("unknown mode '{}' (valid: fresh, reuse, resume, or a mix such as "
-                           "\"resume:80,fresh:20\")",
-                           mode));
+    return Bad(
+        fmt::format("unknown mode '{}' (valid: fresh, reuse, resume, or a mix such as "
+                    "\"resume:80,fresh:20\")",
+                    mode));
   }
   return m;
 }
 
-std::span<const SettingKey> SettingKeys() { return kKeys; }
+std::span<const SettingKey> SettingKeys() {
+  return kKeys;
+}
 
 const SettingKey* FindSettingKey(std::string_view name) {
   for (const SettingKey& k : kKeys) {
@@ -267,7 +281,8 @@ std::string SettingKeyNames(std::string_view section) {
 
 double EffectiveRate(const ArmSettings& s) {
   if (s.concurrency == 0 || s.request_interval <= 0) return s.rate;
-  const double lifetime_s = static_cast<double>(s.requests) * static_cast<double>(s.request_interval) / 1e9;
+  const double lifetime_s =
+      static_cast<double>(s.requests) * static_cast<double>(s.request_interval) / 1e9;
   return static_cast<double>(s.concurrency) / lifetime_s;
 }
 

@@ -5,14 +5,13 @@
 // the file syntax, validation, `run --set` and the stored copy of an arm in step.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <toml++/toml.h>
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
-
 #include <vector>
 
 #include "client/load_options.h"

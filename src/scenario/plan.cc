@@ -51,14 +51,15 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
       for (const auto& [key, value] : *v.overrides) {
         // Checked when the scenario was parsed; a failure here would be a parser bug.
         if (Status st = FindSettingKey(key.str())->apply(value, arm.settings); !st) {
-          return MakeError(ErrorKind::kConfig, fmt::format("matrix.{} = {}: {}", f.name, v.label,
-                                                           st.error().message));
+          return MakeError(ErrorKind::kConfig,
+                           fmt::format("matrix.{} = {}: {}", f.name, v.label, st.error().message));
         }
       }
     }
     arm.label = label.empty() ? "base" : label;
     if (Status st = Validate(arm.settings, arm.label); !st) {
-      return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", scenario.file, st.error().message));
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("{}: {}", scenario.file, st.error().message));
     }
     arms.push_back(std::move(arm));
     // Odometer: the last factor varies fastest.

@@ -54,7 +54,11 @@ int64_t UnixNowNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-std::string UtcIso(int64_t unix_ns) { return Format(unix_ns, "%Y-%m-%dT%H:%M:%SZ"); }
-std::string UtcCompact(int64_t unix_ns) { return Format(unix_ns, "%Y%m%dT%H%M%SZ"); }
+std::string UtcIso(int64_t unix_ns) {
+  return Format(unix_ns, "%Y-%m-%dT%H:%M:%SZ");
+}
+std::string UtcCompact(int64_t unix_ns) {
+  return Format(unix_ns, "%Y%m%dT%H%M%SZ");
+}
 
 }  // namespace pqc::scenario

@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "client/load_runner.h"
-#include "link/link.h"
-#include "link/netns.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
+#include "link/link.h"
+#include "link/netns.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
 #include "scenario/arm_options.h"
@@ -200,9 +200,9 @@ class Runner {
     row.block = t.block;
     row.seq = t.seq;
     row.started = UtcIso(UnixNowNs());
-    auto addr = target.Start(
-        MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem), placement,
-        work);
+    auto addr =
+        target.Start(MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem),
+                     placement, work);
     if (!addr) return addr.error();
     auto options = MakeLoadOptions(s, *addr, (*chain)->chain.root().cert.get(),
                                    s_.seed * 1'000'003ULL + t.seq);

@@ -6,9 +6,8 @@
 // certificate over TLS) are recorded as failed with the reason, and the run goes on.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/error.h"

@@ -14,8 +14,9 @@
 namespace pqc::scenario {
 namespace {
 
-constexpr std::string_view kTopKeys = "title, description, [target], [tls], [load], [trials], "
-                                      "[full], [matrix], [networks.NAME]";
+constexpr std::string_view kTopKeys =
+    "title, description, [target], [tls], [load], [trials], "
+    "[full], [matrix], [networks.NAME]";
 constexpr std::string_view kNetworkKeys =
     "rtt, jitter, loss, burst_loss (\"P,R[,LOSS_BAD]\"), rate, queue, reorder, seed";
 
@@ -117,7 +118,8 @@ Status ParseTrials(const Where& where, const toml::table& root, Scenario& s) {
       if (!n || *n < 0) return where(value, "seed must be a non-negative integer");
       s.seed = static_cast<uint64_t>(*n);
     } else {
-      return where(value, fmt::format("unknown key '{}' in [trials] (valid: count, seed)", key.str()));
+      return where(value,
+                   fmt::format("unknown key '{}' in [trials] (valid: count, seed)", key.str()));
     }
   }
   return {};
@@ -139,8 +141,9 @@ Status ParseFull(const Where& where, const toml::table& root, Scenario& s) {
         return st;
       }
     } else {
-      return where(value, fmt::format("unknown key '{}' in [full] (valid: duration, warmup, trials)",
-                                      key.str()));
+      return where(
+          value,
+          fmt::format("unknown key '{}' in [full] (valid: duration, warmup, trials)", key.str()));
     }
   }
   return {};
@@ -154,13 +157,17 @@ Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
   if (t == nullptr) return where(*node, "[networks] must hold tables: [networks.NAME]");
   for (const auto& [name, value] : *t) {
     const toml::table* p = value.as_table();
-    if (p == nullptr) return where(value, fmt::format("networks.{} must be a table ({})", name.str(), kNetworkKeys));
-    if (name.str() == "loopback") return where(value, "'loopback' is built in (no emulation); pick another name");
+    if (p == nullptr)
+      return where(value,
+                   fmt::format("networks.{} must be a table ({})", name.str(), kNetworkKeys));
+    if (name.str() == "loopback")
+      return where(value, "'loopback' is built in (no emulation); pick another name");
     NetworkProfile profile{std::string(name.str()), {}, 0};
     link::LinkProfileText text;
     const std::map<std::string_view, std::string*> fields = {
-        {"rtt", &text.rtt},       {"jitter", &text.jitter}, {"loss", &text.loss},
-        {"burst_loss", &text.burst_loss}, {"rate", &text.rate},   {"queue", &text.queue},
+        {"rtt", &text.rtt},   {"jitter", &text.jitter},
+        {"loss", &text.loss}, {"burst_loss", &text.burst_loss},
+        {"rate", &text.rate}, {"queue", &text.queue},
         {"seed", &text.seed}};
     for (const auto& [key, v] : *p) {
       const std::string k(key.str());
@@ -173,15 +180,16 @@ Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
       }
       auto f = fields.find(k);
       if (f == fields.end()) {
-        return where(v, fmt::format("unknown key '{}' in [networks.{}] (valid: {})", k,
-                                    name.str(), kNetworkKeys));
+        return where(v, fmt::format("unknown key '{}' in [networks.{}] (valid: {})", k, name.str(),
+                                    kNetworkKeys));
       }
       *f->second = ScalarLabel(v);
       profile.params[k] = *f->second;
     }
     // The emulator's own parser, so that a scenario accepts exactly what `link` accepts.
     auto parsed = link::ParseLinkProfile(text);
-    if (!parsed) return where(value, fmt::format("[networks.{}]: {}", name.str(), parsed.error().message));
+    if (!parsed)
+      return where(value, fmt::format("[networks.{}]: {}", name.str(), parsed.error().message));
     profile.rtt_ms = static_cast<double>(parsed->rtt) / 1e6;
     profile.link = *parsed;
     s.networks[profile.name] = std::move(profile);
@@ -210,13 +218,15 @@ Result<FactorValue> ParseFactorValue(const Where& where, const std::string& fact
     out.label = ScalarLabel(*label);
     for (const auto& [key, value] : *t) {
       if (key.str() == "value" && !is_setting) continue;
-      if (Status st = take(key.str() == "value" ? std::string_view(factor) : key.str(), value); !st) {
+      if (Status st = take(key.str() == "value" ? std::string_view(factor) : key.str(), value);
+          !st) {
         return st.error();
       }
     }
   } else {
     out.label = ScalarLabel(v);
-    if (out.label.empty()) return where(v, fmt::format("matrix.{}: values must be scalars or tables", factor));
+    if (out.label.empty())
+      return where(v, fmt::format("matrix.{}: values must be scalars or tables", factor));
     if (!is_setting) {
       return where(v, fmt::format("matrix.{} is not a setting (settings: {}); give its values as "
                                   "tables such as {{ value = \"{}\", key_shares = \"X25519\" }}",
@@ -302,8 +312,8 @@ Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
   const std::string value = kv.substr(eq + 1);
   const SettingKey* k = FindSettingKey(key);
   if (k == nullptr) {
-    return MakeError(ErrorKind::kUsage, fmt::format("--set: unknown key '{}' (valid: {})", key,
-                                                    SettingKeyNames()));
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--set: unknown key '{}' (valid: {})", key, SettingKeyNames()));
   }
   toml::table parsed;
   try {
@@ -350,8 +360,9 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
     if (Status st = ParseSettingsSection(where, root, section, s.base, &s); !st) return st.error();
   }
   if (s.target == "external" && s.external_address.empty()) {
-    return MakeError(ErrorKind::kConfig,
-                     fmt::format("{}: [target] kind = \"external\" needs address = \"host:port\"", file));
+    return MakeError(
+        ErrorKind::kConfig,
+        fmt::format("{}: [target] kind = \"external\" needs address = \"host:port\"", file));
   }
   if (Status st = ParseTrials(where, root, s); !st) return st.error();
   if (Status st = ParseFull(where, root, s); !st) return st.error();

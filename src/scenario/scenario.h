@@ -65,7 +65,7 @@ struct Scenario {
   uint64_t seed = 1;
   bool full = false;
   ArmSettings base;
-  std::vector<Factor> factors;  // file order
+  std::vector<Factor> factors;                     // file order
   std::map<std::string, NetworkProfile> networks;  // "loopback" included
 };
 
