@@ -39,6 +39,11 @@ struct ArmData {
   const results::StoredArm* arm = nullptr;
   std::vector<const results::StoredTrial*> trials;  // all, in run order
   std::vector<const results::StoredTrial*> valid;
+  // used: the trials the statistics come from — the valid ones, or, when an arm has none,
+  // all of its finished trials, so that the numbers are shown (marked invalid) rather than
+  // withheld: a saturated load generator still measured something worth seeing.
+  std::vector<const results::StoredTrial*> used;
+  bool from_invalid() const { return valid.empty() && !used.empty(); }
   std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // valid trials only
   uint64_t connections = 0, errors = 0, handshakes = 0;
   double written = 0, read = 0, ch = 0, sh = 0, cert = 0, cv = 0;
@@ -53,7 +58,7 @@ double Mean(double sum, uint64_t n) {
 
 Status LoadArm(results::Db& db, ArmData& a) {
   std::array<TrialSamples, kAllPhases.size()> samples;
-  for (const results::StoredTrial* t : a.valid) {
+  for (const results::StoredTrial* t : a.used) {
     auto rec = results::ReadTrialRecords(db, t->id);
     if (!rec) return rec.error();
     PhaseSamples ps = MeasuredPhaseSamples(rec->load);
@@ -163,6 +168,7 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
   j["status"] = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
   j["failure"] = failed ? ordered_json(arm.failure) : ordered_json();
   j["trials"] = {{"planned", planned}, {"done", a.trials.size()}, {"valid", a.valid.size()}};
+  j["from_invalid_trials"] = a.from_invalid();
   j["connections"] = a.connections;
   j["errors"] = a.errors;
   ordered_json phases = ordered_json::object();
@@ -194,7 +200,7 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
     if (!s) continue;
     for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
       for (const OutlierTrial& o : FindOutlierTrials(SpreadBetweenTrials(*s, stat), stat)) {
-        const results::StoredTrial* t = a.valid[s->input_index(o.trial)];
+        const results::StoredTrial* t = a.used[s->input_index(o.trial)];
         outliers.push_back({{"trial", t->block + 1},
                             {"seq", t->seq},
                             {"phase", PhaseName(p)},
@@ -244,6 +250,7 @@ ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std
                                                      {"verdict", v.text}};
         }
         out.push_back({{"phase", PhaseName(p)},
+                       {"from_invalid_trials", a->from_invalid() || b.from_invalid()},
                        {"factor", f},
                        {"baseline", a->arm->id},
                        {"arm", b.arm->id},
@@ -289,6 +296,9 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
     ArmData& a = arms[it->second];
     a.trials.push_back(&t);
     if (t.valid) a.valid.push_back(&t);
+  }
+  for (ArmData& a : arms) {
+    a.used = a.valid.empty() ? a.trials : a.valid;
   }
   for (ArmData& a : arms) {
     if (Status st = LoadArm(db, a); !st) return st.error();

@@ -35,10 +35,16 @@ std::string Overhead(const ordered_json& s, uint64_t arm, const char* phase, con
   for (const auto& c : s["comparisons"]) {
     if (c["arm"] != arm || c["phase"] != phase) continue;
     if (!s["factors"].empty() && c["factor"] != s["factors"][0]) continue;
-    return fmt::format("{} (vs {})", c["diffs"][stat]["verdict"].get<std::string>(),
-                       c["from"].get<std::string>());
+    return fmt::format("{} (vs {}){}", c["diffs"][stat]["verdict"].get<std::string>(),
+                       c["from"].get<std::string>(),
+                       c.value("from_invalid_trials", false) ? " INVALID DATA" : "");
   }
   return "";
+}
+
+// Label: the arm's name, marked when its numbers come from invalid trials only.
+std::string Label(const ordered_json& a) {
+  return a["label"].get<std::string>() + (a.value("from_invalid_trials", false) ? " (INVALID)" : "");
 }
 
 void Heading(std::ostream& out, TextStyle style, const std::string& text) {
@@ -91,7 +97,7 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
     if (!a["phases"].contains(phase)) continue;
     const ordered_json& p = a["phases"][phase];
     const uint64_t id = a["id"].get<uint64_t>();
-    t.rows.push_back({a["label"].get<std::string>(),
+    t.rows.push_back({Label(a),
                       fmt::format("{}/{}", a["trials"]["valid"].get<uint64_t>(),
                                   a["trials"]["done"].get<uint64_t>()),
                       fmt::format("{}", p["count"].get<uint64_t>()), Ms(Get(p, "min")),
@@ -117,7 +123,7 @@ void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
   for (const auto& a : s["arms"]) {
     if (a["status"] == "failed") continue;
     const ordered_json& b = a["bytes"];
-    t.rows.push_back({a["label"].get<std::string>(), Bytes(Get(b, "client_hello")),
+    t.rows.push_back({Label(a), Bytes(Get(b, "client_hello")),
                       Bytes(Get(b, "certificate")), Bytes(Get(b, "certificate_verify")),
                       Bytes(Get(b, "server_first_flight")),
                       Us(Get(a["cpu"], "server_us_per_handshake")),
@@ -135,7 +141,9 @@ void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
     if (a["status"] == "failed") {
       lines.push_back(fmt::format("FAILED {}: {}", label, a["failure"].get<std::string>()));
     } else if (a["status"] == "invalid") {
-      lines.push_back(fmt::format("INVALID {}: no valid trial (see the trials below)", label));
+      lines.push_back(fmt::format("INVALID {}: no valid trial; its numbers above come from its "
+                                  "invalid trials (reasons below) and are not to be trusted",
+                                  label));
     }
     for (const auto& o : a["outliers"]) {
       lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label,
