@@ -487,6 +487,14 @@ TEST(RunTest, SigkillLeavesAReadableDatabaseNoTargetsAndResumeFinishes) {
   Child run = Spawn({"run", file, "--results", root}, tmp.path());
   const bool stored = WaitForTrials(root, 1, std::chrono::seconds(40));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // inside the second trial
+  // The second trial's target is up: its command line names the run's directory (so that
+  // the check after the kill is not vacuous).
+  const auto running = RunDirs(root);
+  bool target_seen = false;
+  for (int i = 0; i < 20 && running.size() == 1 && !target_seen; ++i) {
+    target_seen = !ProcessesMentioning(running[0]).empty();
+    if (!target_seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   kill(run.pid, SIGKILL);
   Finished f = Wait(run, std::chrono::seconds(10));
   ASSERT_TRUE(stored) << Describe(f);
@@ -494,6 +502,7 @@ TEST(RunTest, SigkillLeavesAReadableDatabaseNoTargetsAndResumeFinishes) {
   auto dirs = RunDirs(root);
   ASSERT_EQ(dirs.size(), 1u);
   const std::string dir = dirs[0];
+  EXPECT_TRUE(target_seen) << "no `pqc-bench serve` naming " << dir << " during the trial";
 
   // The targets die with the run (PR_SET_PDEATHSIG): nothing names the run's directory.
   EXPECT_TRUE(NoProcessMentions(dir, std::chrono::seconds(3)))
