@@ -115,6 +115,10 @@ Finished Wait(const Child& c, std::chrono::seconds limit = std::chrono::seconds(
   f.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   f.out = ReadAll(c.out_path);
   f.err = ReadAll(c.err_path);
+  // In a sanitizer build a report exits 1 (ASan), which some cases expect for other reasons.
+  for (const char* report : {"AddressSanitizer", "LeakSanitizer", ": runtime error:"}) {
+    EXPECT_EQ(f.err.find(report), std::string::npos) << "sanitizer report:\n" << f.err;
+  }
   return f;
 }
 
