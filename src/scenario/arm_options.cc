@@ -41,6 +41,7 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   if (!chain) return chain.error();
   o.expect_sigalg = std::string(chain->links.front()->name);
   o.max_error_rate = s.max_error_rate;
+  o.max_lag_p99 = s.max_lag_p99;
   return o;
 }
 

@@ -229,6 +229,9 @@ constexpr std::array kKeys = {
                &SetDuration<&ArmSettings::timeout, false>},
     SettingKey{"load", "max_error_rate", "errors above this fraction invalidate a trial (\"1%\")",
                &SetErrorRate},
+    SettingKey{"load", "max_lag_p99",
+               "lag p99 (intended → actual start) above which a trial is invalid (\"1ms\")",
+               &SetDuration<&ArmSettings::max_lag_p99, false>},
     SettingKey{"load", "network", "network profile: \"loopback\" or a [networks.NAME] of this file",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::network>(v, s, &CheckNetwork);
@@ -351,6 +354,7 @@ nlohmann::json ToJson(const ArmSettings& s) {
           {"server_threads", s.server_threads},
           {"timeout", FormatNanos(s.timeout)},
           {"max_error_rate", s.max_error_rate},
+          {"max_lag_p99", FormatNanos(s.max_lag_p99)},
           {"network", s.network}};
 }
 

@@ -46,6 +46,9 @@ struct ArmSettings {
   unsigned server_threads = 1;
   Nanos timeout = 10'000'000'000;
   double max_error_rate = 0.01;
+  // Saturation check of the load generator: lag p99 limit (a trial over it is invalid). 1 ms
+  // by default; a shared or small machine may need more, which the results then state.
+  Nanos max_lag_p99 = 1'000'000;
   std::string network = "loopback";  // a profile name: "loopback" or one of [networks.*]
 };
 
