@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/serve_nginx.h"
+#include "cli/stop_wait.h"
 #include "core/units.h"
 #include "net/address.h"
 #include "server/embedded_server.h"
@@ -57,24 +58,6 @@ Status WriteTrustAnchor(const CertChain& chain, const std::string& path) {
     return MakeError(ErrorKind::kIo, fmt::format("--write-ca: cannot write {}", path));
   }
   return {};
-}
-
-// WaitForStop: until SIGINT or SIGTERM (blocked in every thread, so they queue here), or
-// until the deadline (0 = none).
-int WaitForStop(const sigset_t& signals, Nanos deadline) {
-  for (;;) {
-    int sig = 0;
-    if (deadline == 0) {
-      if (sigwait(&signals, &sig) == 0) return sig;
-      continue;
-    }
-    Nanos left = deadline - MonotonicNow();
-    if (left <= 0) return 0;
-    timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
-    sig = sigtimedwait(&signals, nullptr, &ts);
-    if (sig > 0) return sig;
-    if (errno == EAGAIN) return 0;  // the duration is over
-  }
 }
 
 void PrintSummary(const ServerStats& s) {

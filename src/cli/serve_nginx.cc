@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/stop_wait.h"
 #include "core/clock.h"
 #include "net/address.h"
 #include "tls/cert_chain.h"
@@ -17,8 +18,6 @@
 
 namespace pqc::cli {
 namespace {
-
-constexpr Nanos kSecond = 1'000'000'000;
 
 Result<std::string> MakeWorkDir(const std::string& wanted) {
   if (!wanted.empty()) {
@@ -34,23 +33,6 @@ Result<std::string> MakeWorkDir(const std::string& wanted) {
     return MakeError(ErrorKind::kIo, fmt::format("cannot create {}: {}", tmpl, strerror(errno)));
   }
   return tmpl;
-}
-
-int WaitForSignal(const sigset_t& signals, Nanos deadline) {
-  // Bounded by the deadline when there is one; otherwise until a signal arrives.
-  for (;;) {
-    int sig = 0;
-    if (deadline == 0) {
-      if (sigwait(&signals, &sig) == 0) return sig;
-      continue;
-    }
-    Nanos left = deadline - MonotonicNow();
-    if (left <= 0) return 0;
-    timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
-    sig = sigtimedwait(&signals, nullptr, &ts);
-    if (sig > 0) return sig;
-    if (errno == EAGAIN) return 0;
-  }
 }
 
 }  // namespace
@@ -113,7 +95,7 @@ int ServeNginx(NginxServeOptions o, const sigset_t& signals, int64_t deadline) {
   fmt::print("listening on {} (nginx, workers {}, cert {}, groups {}, directory {})\n",
              bound->ToString(), o.config.threads, cert_name, o.config.groups, *dir);
   std::fflush(stdout);
-  int sig = WaitForSignal(signals, deadline);
+  int sig = WaitForStop(signals, deadline);
   auto stats = nginx->Stop();
   if (!stats) return ReportError("serve", stats.error());
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
