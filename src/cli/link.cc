@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "link/mover_stats_json.h"
 #include "link/run_over_link.h"
 #include "link/user_namespace.h"
 
@@ -25,22 +26,10 @@ std::vector<std::string> SplitWords(const std::string& text) {
 
 Status WriteStatsJson(const std::string& path, const link::LinkProfile& profile,
                       const link::LinkRunResult& r) {
-  const link::MoverStats& s = r.stats;
-  nlohmann::json j = {
-      {"profile", profile.Describe()},
-      {"exit_code", r.exit_code},
-      {"interrupted", r.interrupted},
-      {"packets", s.packets},
-      {"bytes", s.bytes},
-      {"dropped_loss", s.dropped_loss},
-      {"dropped_queue", s.dropped_queue},
-      {"write_errors", s.write_errors},
-      {"realtime", s.realtime},
-      {"release_error_us",
-       {{"p50", s.release_error_p50_us},
-        {"p99", s.release_error_p99_us},
-        {"max", s.release_error_max_us}}},
-  };
+  nlohmann::json j = link::MoverStatsJson(r.stats);
+  j["profile"] = profile.Describe();
+  j["exit_code"] = r.exit_code;
+  j["interrupted"] = r.interrupted;
   std::ofstream out(path, std::ios::trunc);
   if (!(out << j.dump(2) << "\n") || !out.flush()) {
     return MakeError(ErrorKind::kIo, fmt::format("--stats-json: cannot write {}", path));
@@ -116,12 +105,17 @@ int LinkMain(int argc, char** argv) {
   auto result = link::RunOverLink(options, stderr);
   if (!result) return ReportError("link", result.error());
   const link::MoverStats& s = result->stats;
-  fmt::print(stderr,
-             "link: {} packets ({} bytes) moved, dropped {} by loss and {} by the queue; release "
-             "error p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us{}\n",
-             s.packets, s.bytes, s.dropped_loss, s.dropped_queue, s.release_error_p50_us,
-             s.release_error_p99_us, s.release_error_max_us,
-             s.realtime ? "" : " (no real-time priority: expect larger errors on a busy machine)");
+  fmt::print(
+      stderr,
+      "link: {} packets ({} bytes) moved, dropped {} by loss, {} by the queue{}; release "
+      "error p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us{}{}\n",
+      s.packets, s.bytes, s.dropped_loss, s.dropped_queue,
+      s.dropped_ingress ? fmt::format(", {} by the mover's input buffer", s.dropped_ingress) : "",
+      s.release_error_p50_us, s.release_error_p99_us, s.release_error_max_us,
+      s.realtime ? "" : " (no real-time priority: expect larger errors on a busy machine)",
+      s.kernel_timestamps ? ""
+                          : " (departures stamped when read, not by the kernel: delays "
+                            "include the mover's wake-up)");
   if (!stats_json.empty()) {
     if (Status st = WriteStatsJson(stats_json, *profile, *result); !st) {
       return ReportError("link", st.error());

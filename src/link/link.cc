@@ -14,8 +14,8 @@ namespace {
 
 // MakeTunInside: a short-lived thread enters the namespace and creates the device there, so
 // that no caller's thread changes namespace.
-Result<ScopedFd> MakeTunInside(const std::string& netns_path, const char* address) {
-  std::optional<Result<ScopedFd>> out;
+Result<TunDevice> MakeTunInside(const std::string& netns_path, const char* address) {
+  std::optional<Result<TunDevice>> out;
   std::thread worker([&] {
     auto in = ScopedNetns::Enter(netns_path);
     if (!in) {

@@ -10,6 +10,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "link/egress_tap.h"
 #include "link/error_histogram.h"
 #include "link/packet_scheduler.h"
 
@@ -26,10 +28,10 @@ namespace pqc::link {
 namespace mover {
 namespace {
 
-constexpr size_t kBufferBytes = 2048;  // MTU 1500 without offloads fits
-constexpr size_t kHoldLimit = 32'768;  // packets held per direction at most (64 MiB)
-constexpr int kReadBatch = 64;         // reads between two release checks
-constexpr Nanos kSpin = 100'000;       // timer wakes this early, then spins
+constexpr size_t kBufferBytes = EgressReader::kPacketBytes;
+constexpr size_t kHoldLimit = 32'768;             // packets held per direction at most (64 MiB)
+constexpr int kReadBatch = EgressReader::kBatch;  // reads between two release checks
+constexpr Nanos kSpin = 100'000;                  // timer wakes this early, then spins
 
 struct Held {
   Nanos release;
@@ -48,34 +50,36 @@ struct Held {
 // stats() can read them while the thread runs.
 class Direction {
  public:
-  Direction(const LinkProfile& profile, uint64_t stream, int in, int out)
-      : scheduler_(profile, stream), in_(in), out_(out) {}
+  Direction(const LinkProfile& profile, uint64_t stream, EgressReader in, int out)
+      : scheduler_(profile, stream), in_(in), out_(out) {
+    std::fill(std::begin(staging_), std::end(staging_), kNoBuffer);
+  }
 
-  int in() const { return in_; }
+  int in() const { return in_.fd(); }
   bool pending() const { return !heap_.empty(); }
   Nanos next_release() const { return heap_.top().release; }
 
-  // ReadAvailable: up to kReadBatch packets; returns how many were read.
+  // ReadAvailable: up to kReadBatch packets, each scheduled from its departure time; returns
+  // how many were read.
   int ReadAvailable() {
-    int got = 0;
-    for (; got < kReadBatch; ++got) {
-      const uint32_t b = TakeBuffer();
-      ssize_t n = read(in_, pool_[b].data(), kBufferBytes);
-      if (n <= 0) {
-        free_.push_back(b);
-        break;
-      }
-      const Nanos now = MonotonicNow();
+    char* bufs[kReadBatch];
+    for (int i = 0; i < kReadBatch; ++i) {
+      if (staging_[i] == kNoBuffer) staging_[i] = TakeBuffer();
+      bufs[i] = pool_[staging_[i]].data();
+    }
+    Arrival arrivals[kReadBatch];
+    const int got = in_.Read(bufs, arrivals);
+    for (int i = 0; i < got; ++i) {
       Nanos release = 0;
       Verdict v = heap_.size() >= kHoldLimit
                       ? Verdict::kQueueFull
-                      : scheduler_.Schedule(now, static_cast<size_t>(n), &release);
+                      : scheduler_.Schedule(arrivals[i].at, arrivals[i].len, &release);
       if (v != Verdict::kForward) {
         ++(v == Verdict::kLost ? pass_.dropped_loss : pass_.dropped_queue);
-        free_.push_back(b);
-        continue;
+        continue;  // the staging buffer is reused
       }
-      heap_.push(Held{release, seq_++, static_cast<uint32_t>(n), b});
+      heap_.push(Held{release, seq_++, arrivals[i].len, staging_[i]});
+      staging_[i] = kNoBuffer;
     }
     return got;
   }
@@ -103,8 +107,9 @@ class Direction {
   }
 
   void Publish(bool realtime) {
-    if (pass_errors_.empty() && pass_.dropped_loss == 0 && pass_.dropped_queue == 0 &&
-        pass_.write_errors == 0) {
+    pass_.dropped_ingress += in_.TakeDrops();
+    if (pass_errors_.empty() && pass_.dropped_ingress == 0 && pass_.dropped_loss == 0 &&
+        pass_.dropped_queue == 0 && pass_.write_errors == 0) {
       return;
     }
     std::lock_guard lock(mu_);
@@ -113,6 +118,7 @@ class Direction {
     totals_.dropped_loss += pass_.dropped_loss;
     totals_.dropped_queue += pass_.dropped_queue;
     totals_.write_errors += pass_.write_errors;
+    totals_.dropped_ingress += pass_.dropped_ingress;
     totals_.realtime = realtime;
     for (Nanos e : pass_errors_) errors_.Add(e);
     pass_ = MoverStats{};
@@ -127,7 +133,9 @@ class Direction {
     out.dropped_loss += totals_.dropped_loss;
     out.dropped_queue += totals_.dropped_queue;
     out.write_errors += totals_.write_errors;
+    out.dropped_ingress += totals_.dropped_ingress;
     out.realtime = out.realtime || totals_.realtime;
+    out.kernel_timestamps = in_.kernel_timestamps();
     hist.Merge(errors_);
   }
 
@@ -142,8 +150,12 @@ class Direction {
     return static_cast<uint32_t>(pool_.size() - 1);
   }
 
+  static constexpr uint32_t kNoBuffer = UINT32_MAX;
+
   PacketScheduler scheduler_;
-  int in_, out_;
+  EgressReader in_;
+  int out_;
+  uint32_t staging_[kReadBatch];  // receive buffers not yet holding a packet
   std::priority_queue<Held, std::vector<Held>, std::greater<Held>> heap_;
   std::vector<std::vector<char>> pool_;
   std::vector<uint32_t> free_;
@@ -250,8 +262,8 @@ class Loop {
 
 }  // namespace mover
 
-Result<std::unique_ptr<Mover>> Mover::Start(const LinkProfile& profile, ScopedFd server_tun,
-                                            ScopedFd client_tun, int threads) {
+Result<std::unique_ptr<Mover>> Mover::Start(const LinkProfile& profile, TunDevice server,
+                                            TunDevice client, int threads) {
   if (threads != 1 && threads != 2) {
     return MakeError(ErrorKind::kUsage,
                      fmt::format("mover threads {}: must be 1 (both directions on one thread) "
@@ -259,17 +271,17 @@ Result<std::unique_ptr<Mover>> Mover::Start(const LinkProfile& profile, ScopedFd
                                  threads));
   }
   std::unique_ptr<Mover> m(new Mover());
-  m->server_tun_ = std::move(server_tun);
-  m->client_tun_ = std::move(client_tun);
+  m->server_ = std::move(server);
+  m->client_ = std::move(client);
   m->stop_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!m->stop_.valid()) {
     return MakeError(ErrorKind::kSystem, fmt::format("mover: eventfd: {}", std::strerror(errno)));
   }
   // Stream 0: client → server; stream 1: server → client.
-  m->to_server_ =
-      std::make_unique<mover::Direction>(profile, 0, m->client_tun_.get(), m->server_tun_.get());
-  m->to_client_ =
-      std::make_unique<mover::Direction>(profile, 1, m->server_tun_.get(), m->client_tun_.get());
+  m->to_server_ = std::make_unique<mover::Direction>(
+      profile, 0, EgressReader(m->client_.tun.get(), m->client_.tap.get()), m->server_.tun.get());
+  m->to_client_ = std::make_unique<mover::Direction>(
+      profile, 1, EgressReader(m->server_.tun.get(), m->server_.tap.get()), m->client_.tun.get());
   if (threads == 1) {
     m->loops_.push_back(std::make_unique<mover::Loop>(
         std::vector<mover::Direction*>{m->to_server_.get(), m->to_client_.get()}, m->stop_.get()));

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "link/link_profile.h"
+#include "link/tun_device.h"
 #include "net/fd.h"
 
 namespace pqc::link {
@@ -24,8 +25,12 @@ struct MoverStats {
   uint64_t bytes = 0;    // delivered (IP packets)
   uint64_t dropped_loss = 0;
   uint64_t dropped_queue = 0;
-  uint64_t write_errors = 0;  // the kernel refused a write (counted, packet lost)
-  bool realtime = false;      // the mover's threads got SCHED_FIFO (else: normal priority)
+  uint64_t write_errors = 0;     // the kernel refused a write (counted, packet lost)
+  uint64_t dropped_ingress = 0;  // the egress tap's buffer overflowed (counted, packet lost)
+  bool realtime = false;         // the mover's threads got SCHED_FIFO (else: normal priority)
+  // Departure times come from the kernel's transmit path (egress tap) rather than from the
+  // moment the mover read the packet; false names the fallback (see egress_tap.h).
+  bool kernel_timestamps = false;
   double release_error_p50_us = 0;
   double release_error_p99_us = 0;
   double release_error_max_us = 0;
@@ -38,13 +43,13 @@ class Loop;
 
 class Mover {
  public:
-  // Start: takes both TUN fds (non-blocking) and starts the threads: threads = 1 moves both
+  // Start: takes both devices (non-blocking fds) and starts the threads: threads = 1 moves both
   // directions on one thread (the default: a packet the kernel answers synchronously, such as
   // a SYN-ACK, is picked up without a thread wake-up, so delays stay closest to the profile);
   // 2 gives each direction its own thread (more packets per second; each answer then costs a
   // wake-up, ~0.1–0.3 ms on a virtual machine).
-  static Result<std::unique_ptr<Mover>> Start(const LinkProfile& profile, ScopedFd server_tun,
-                                              ScopedFd client_tun, int threads = 1);
+  static Result<std::unique_ptr<Mover>> Start(const LinkProfile& profile, TunDevice server,
+                                              TunDevice client, int threads = 1);
   Mover(const Mover&) = delete;
   Mover& operator=(const Mover&) = delete;
   // ~Mover: stops and joins the threads; packets still held are discarded.
@@ -54,7 +59,7 @@ class Mover {
 
  private:
   Mover() = default;
-  ScopedFd server_tun_, client_tun_;
+  TunDevice server_, client_;
   ScopedFd stop_;  // eventfd: readable = stop
   std::unique_ptr<mover::Direction> to_server_, to_client_;
   std::vector<std::unique_ptr<mover::Loop>> loops_;

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "link/egress_tap.h"
+
 namespace pqc::link {
 namespace {
 
@@ -54,7 +56,7 @@ void WriteSysctl(const std::string& path, const char* value) {
 
 }  // namespace
 
-Result<ScopedFd> CreateTunInCurrentNetns(const TunConfig& config) {
+Result<TunDevice> CreateTunInCurrentNetns(const TunConfig& config) {
   ScopedFd sock(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!sock.valid()) return SysError("socket for interface configuration");
   if (Status s = SetUp(sock.get(), "lo"); !s) return s.error();
@@ -69,6 +71,14 @@ Result<ScopedFd> CreateTunInCurrentNetns(const TunConfig& config) {
   // No offloads: the stack hands the device real segments of at most MTU bytes (no TSO/GSO
   // super-packets), and the device takes none from us.
   if (ioctl(tun.get(), TUNSETOFFLOAD, 0UL) != 0) return SysError("TUNSETOFFLOAD 0");
+  TunDevice device;
+  if (auto tap = OpenEgressTap(config.name); !tap) {
+    device.tap_problem = tap.error().message;
+  } else if (Status s = DiscardTunCopies(tun.get()); !s) {
+    device.tap_problem = s.error().message;
+  } else {
+    device.tap = std::move(*tap);
+  }
 
   in_addr addr{};
   if (inet_pton(AF_INET, config.address.c_str(), &addr) != 1) {
@@ -89,10 +99,14 @@ Result<ScopedFd> CreateTunInCurrentNetns(const TunConfig& config) {
   mtu.ifr_mtu = config.mtu;
   if (ioctl(sock.get(), SIOCSIFMTU, &mtu) != 0) return SysError("set MTU of " + config.name);
   ifreq qlen = NamedRequest(config.name);
-  qlen.ifr_qlen = 1000;  // the device's own queue in front of the mover (default 500)
+  // The device's own queue in front of the mover (default 500). It must stay > 0: with no
+  // queue (noqueue) the kernel would report the TUN filter's discarding of its copy back to
+  // TCP as a local drop, and TCP would cut its window on every packet.
+  qlen.ifr_qlen = 1000;
   if (ioctl(sock.get(), SIOCSIFTXQLEN, &qlen) != 0) return SysError("set txqueuelen");
   if (Status s = SetUp(sock.get(), config.name); !s) return s.error();
-  return tun;
+  device.tun = std::move(tun);
+  return device;
 }
 
 }  // namespace pqc::link

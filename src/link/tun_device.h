@@ -18,10 +18,18 @@ struct TunConfig {
   int mtu = 1500;
 };
 
+// TunDevice: the device's fd (the mover writes arriving packets into it) and, where the
+// kernel allows, the egress tap the mover reads departing packets from (see egress_tap.h).
+struct TunDevice {
+  ScopedFd tun;
+  ScopedFd tap;             // invalid: read departing packets from `tun`
+  std::string tap_problem;  // why there is no tap (empty when there is one)
+};
+
 // CreateTunInCurrentNetns: must run on a thread already inside the target namespace
 // (ScopedNetns). Brings loopback up, creates and configures the device (address, MTU, no
-// offloads, up; IPv6 off and TCP metrics not saved between connections, best effort), and
-// returns its non-blocking fd.
-Result<ScopedFd> CreateTunInCurrentNetns(const TunConfig& config);
+// offloads, up; IPv6 off and TCP metrics not saved between connections, best effort) and
+// its egress tap, before the device is up so that no packet is missed.
+Result<TunDevice> CreateTunInCurrentNetns(const TunConfig& config);
 
 }  // namespace pqc::link

@@ -13,6 +13,7 @@
 #include "client/summary.h"
 #include "client/summary_output.h"
 #include "link/link.h"
+#include "link/mover_stats_json.h"
 #include "link/netns.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
@@ -232,18 +233,9 @@ class Runner {
     row.valid = row.reasons.empty();
     row.link = nullptr;
     if (net) {
-      const link::MoverStats m = net->stats();
-      row.link = {{"profile", network.name},
-                  {"describe", network.link.Describe()},
-                  {"packets", m.packets},
-                  {"bytes", m.bytes},
-                  {"dropped_loss", m.dropped_loss},
-                  {"dropped_queue", m.dropped_queue},
-                  {"write_errors", m.write_errors},
-                  {"realtime", m.realtime},
-                  {"release_error_p50_us", m.release_error_p50_us},
-                  {"release_error_p99_us", m.release_error_p99_us},
-                  {"release_error_max_us", m.release_error_max_us}};
+      row.link = link::MoverStatsJson(net->stats());
+      row.link["profile"] = network.name;
+      row.link["describe"] = network.link.Describe();
     }
     row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
     return out;  // row.load is set by the caller: `out` moves
