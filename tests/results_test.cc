@@ -72,6 +72,7 @@ class ResultsTest : public ::testing::Test {
       c.request_count = 2;
       c.handshake_bytes_written = 1500 + i;
       c.handshake_bytes_read = 3400 + i;
+      c.handshake_segments_read = static_cast<uint32_t>(3 + i % 5);
       c.client_hello_bytes = 1400;
       c.server_hello_bytes = 1200;
       c.certificate_bytes = i % 2 ? 0 : 700;
@@ -179,6 +180,7 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(a.request_count, b.request_count);
     EXPECT_EQ(a.handshake_bytes_written, b.handshake_bytes_written);
     EXPECT_EQ(a.handshake_bytes_read, b.handshake_bytes_read);
+    EXPECT_EQ(a.handshake_segments_read, b.handshake_segments_read);
     EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
     EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
     EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);

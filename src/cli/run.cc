@@ -20,10 +20,12 @@
 namespace pqc::cli {
 namespace {
 
+// SelfExe: the binary the embedded target is started from. /proc/self/exe (which a forked
+// child resolves to the same file) rather than its path: a rebuild or upgrade that replaces
+// the file mid-run must not start another version of the server, or fail to start one while
+// the linker is writing it.
 std::string SelfExe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("pqc-bench") : p.string();
+  return "/proc/self/exe";
 }
 
 // ResumeScenario: the scenario exactly as the interrupted run had it (stored text and

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "net/socket.h"
+#include "net/tcp_info.h"
 #include "tls/algorithms.h"
 #include "tls/ssl_error.h"
 
@@ -125,6 +126,7 @@ bool Connection::StepHandshake() {
   last_progress_ = record_.tls_done;
   record_.handshake_bytes_written = BIO_number_written(SSL_get_wbio(ssl_.get()));
   record_.handshake_bytes_read = BIO_number_read(SSL_get_rbio(ssl_.get()));
+  record_.handshake_segments_read = DataSegmentsIn(fd_.get());
   record_.client_hello_bytes = facts_.client_hello_bytes;
   record_.server_hello_bytes = facts_.server_hello_bytes;
   record_.certificate_bytes = facts_.certificate_bytes;

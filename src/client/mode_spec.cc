@@ -28,9 +28,9 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text, std::string_vie
     std::string_view item(text.data() + start, end - start);
     const size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
-      return MakeError(
-          ErrorKind::kUsage,
-          fmt::format("{} '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20", context, text, item));
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("{} '{}': '{}' needs MODE:WEIGHT, e.g. resume:80,fresh:20",
+                                   context, text, item));
     }
     auto mode = ModeByName(item.substr(0, colon), context);
     if (!mode) return mode.error();
@@ -43,8 +43,8 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text, std::string_vie
     }
     for (const MixWeight& m : out) {
       if (m.mode == *mode) {
-        return MakeError(ErrorKind::kUsage,
-                         fmt::format("{} '{}': mode {} given twice", context, text, ConnModeName(*mode)));
+        return MakeError(ErrorKind::kUsage, fmt::format("{} '{}': mode {} given twice", context,
+                                                        text, ConnModeName(*mode)));
       }
     }
     out.push_back({*mode, weight});

@@ -56,6 +56,10 @@ struct ConnectionRecord {
   // TLS bytes on the socket until the handshake completed.
   uint64_t handshake_bytes_written = 0;
   uint64_t handshake_bytes_read = 0;
+  // TCP segments with data received until the handshake completed (TCP_INFO
+  // tcpi_data_segs_in): the server's flight as packets, which is what the initial congestion
+  // window (10 segments) counts; 0 where the kernel does not say.
+  uint32_t handshake_segments_read = 0;
   // Handshake messages (from the message callback): sizes of the server's messages.
   uint32_t client_hello_bytes = 0;
   uint32_t server_hello_bytes = 0;

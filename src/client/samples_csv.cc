@@ -14,7 +14,8 @@ constexpr std::string_view kHeader =
     "id,thread,mode,measured,offered_session,"
     "intended_start_us,actual_start_us,tcp_established_us,tls_done_us,closed_us,"
     "lag_us,connect_us,handshake_us,ttfb_us,response_us,total_us,"
-    "handshake_bytes_written,handshake_bytes_read,client_hello_bytes,server_hello_bytes,"
+    "handshake_bytes_written,handshake_bytes_read,handshake_segments_read,client_hello_bytes,"
+    "server_hello_bytes,"
     "certificate_bytes,certificate_verify_bytes,"
     "group,sigalg,cipher,resumed,hrr,error,error_detail,"
     "req_sent_us,req_first_byte_us,req_last_byte_us,req_status,req_body_bytes,"
@@ -62,7 +63,7 @@ void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
         "{},{},{},{:d},{:d},"
         "{},{},{},{},{},"
         "{},{},{},{},{},{},"
-        "{},{},{},{},{},{},"
+        "{},{},{},{},{},{},{},"
         "{},{},{},{:d},{:d},{},{},"
         "{},{},{},{},{},"
         "{},{}\n",
@@ -73,8 +74,9 @@ void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
         Micros3(has_request ? TtfbMicros(r) : std::nullopt),
         Micros3(has_request ? ResponseMicros(r) : std::nullopt),
         Micros3(TotalMicros(c, requests)),  //
-        c.handshake_bytes_written, c.handshake_bytes_read, c.client_hello_bytes,
-        c.server_hello_bytes, c.certificate_bytes, c.certificate_verify_bytes,  //
+        c.handshake_bytes_written, c.handshake_bytes_read, c.handshake_segments_read,
+        c.client_hello_bytes, c.server_hello_bytes, c.certificate_bytes,
+        c.certificate_verify_bytes,  //
         CsvField(c.group), CsvField(sigalg), CsvField(c.cipher != nullptr ? c.cipher : ""),
         c.resumed, c.hrr, ErrorClassName(c.error), CsvField(c.error_detail),  //
         Stamp(r.sent, t0), Stamp(r.first_byte, t0), Stamp(r.last_byte, t0),

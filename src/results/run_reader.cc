@@ -157,8 +157,8 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
       "SELECT id, thread, mode, measured, offered_session, intended_start, actual_start, "
       "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
-      "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail "
-      "FROM connections WHERE trial_id = ?1 ORDER BY id");
+      "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
+      "handshake_segments_read FROM connections WHERE trial_id = ?1 ORDER BY id");
   auto q = db.Prepare(
       "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
       "trial_id = ?1 ORDER BY conn_id, seq");
@@ -201,6 +201,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     if (!err) return err.error();
     r.error = *err;
     r.error_detail = c->Text(23);
+    r.handshake_segments_read = U32(c->Int(24));
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -52,6 +52,7 @@ Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
     s.Bind(24, int64_t{c.hrr});
     s.BindStatic(25, ErrorClassName(c.error));
     s.BindStatic(26, c.error_detail);
+    s.Bind(27, int64_t{c.handshake_segments_read});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.

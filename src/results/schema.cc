@@ -39,6 +39,7 @@ CREATE TABLE connections(
   certificate_bytes INTEGER NOT NULL, certificate_verify_bytes INTEGER NOT NULL,
   grp TEXT NOT NULL, signature_scheme INTEGER NOT NULL, cipher TEXT NOT NULL,
   resumed INTEGER NOT NULL, hrr INTEGER NOT NULL, error TEXT NOT NULL, error_detail TEXT NOT NULL,
+  handshake_segments_read INTEGER NOT NULL,
   PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
 CREATE TABLE requests(
   trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,

@@ -13,7 +13,7 @@
 namespace pqc::results {
 
 inline constexpr std::string_view kSchemaName = "pqc-bench-results";
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.
 Status CreateSchema(Db& db);
