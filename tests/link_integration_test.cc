@@ -11,13 +11,19 @@
 // below by the RTT (the mover is never early) and above by RTT + 5 ms.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +39,9 @@
 #include "client/load_runner.h"
 #include "client/summary.h"
 #include "link/link.h"
+#include "link/user_namespace.h"
+#include "net/address.h"
+#include "net/socket.h"
 #include "server/embedded_server.h"
 #include "tls/cert_chain.h"
 
@@ -323,6 +332,56 @@ TEST_F(LinkIntegrationTest, WireRoundTripIsTheRttWithinTwoPercentOr200us) {
   }
 }
 
+// Jitter: ±4 ms per direction around 20 ms of RTT spreads the wire round trip over [12, 28]
+// ms; without `reorder` the mover never lets a packet overtake the one ahead of it.
+TEST_F(LinkIntegrationTest, JitterSpreadsTheRoundTripWithinItsBounds) {
+  LinkProfile p;
+  p.rtt = 20 * kMs;
+  p.jitter = 4 * kMs;
+  auto link = Link::Create(p);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  StartServer("ecdsa-p256", "X25519");
+  std::vector<double> rt = WireRoundTrips(link_->client_netns_path(), server_->address(), 30);
+  ASSERT_EQ(rt.size(), 30u);
+  std::sort(rt.begin(), rt.end());
+  std::printf("  rtt 20 ms ± 4 ms per direction: min %.2f p10 %.2f p50 %.2f p90 %.2f max %.2f ms\n",
+              rt.front(), rt[3], rt[15], rt[27], rt.back());
+  EXPECT_GE(rt.front(), 12.0);
+  // p90, not the max: on a shared machine one release in 30 may be late by a time slice.
+  EXPECT_LE(rt[27], 28.0 + 1.0);
+  // Uniform over 16 ms: the middle 80 % of 30 draws spans well over 4 ms (p < 1e-6 below).
+  EXPECT_GT(rt[27] - rt[3], 4.0);
+}
+
+// Burst loss (Gilbert–Elliott: 5 % good→bad, 50 % bad→good, everything lost while bad):
+// losses happen, and TCP still completes nearly every connection.
+TEST_F(LinkIntegrationTest, BurstLossDropsPacketsAndTcpRecovers) {
+  LinkProfile p;
+  p.rtt = 4 * kMs;
+  p.ge_p = 0.05;
+  p.ge_r = 0.5;
+  p.ge_loss_bad = 1.0;
+  auto link = Link::Create(p);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"});
+  o.rate = 20;
+  LoadResult r = RunInClientNetns(o);
+  size_t measured = 0, ok = 0;
+  for (const ConnectionRecord& c : r.connections) {
+    measured += c.measured ? 1 : 0;
+    ok += c.measured && c.ok() ? 1 : 0;
+  }
+  EXPECT_GE(measured, 10u);
+  EXPECT_GE(ok * 10, measured * 8);
+  MoverStats s = link_->stats();
+  // Stationary loss 0.05 / 0.55 ≈ 9 % of ~300 packets: 0 has p < 1e-9.
+  EXPECT_GT(s.dropped_loss, 0u);
+  EXPECT_EQ(s.dropped_queue, 0u);
+}
+
 TEST_F(LinkIntegrationTest, LossDropsPacketsAndTcpRecovers) {
   LinkProfile p;
   p.rtt = 4 * kMs;
@@ -501,6 +560,106 @@ TEST_F(LinkIntegrationTest, KilledRunsNamespacesAreRemovedByTheNextCreate) {
   ASSERT_EQ(OurNamespaces(pid).size(), 2u);  // left behind, as after a crash
   MakeLink(0);
   EXPECT_TRUE(OurNamespaces(pid).empty());
+}
+
+// Without root: a forked child drops to uid/gid 65534 and takes the documented way, an
+// unprivileged user namespace. `tun_for_all` first gives the child (in a mount namespace of
+// its own, as root) a /dev/net/tun node that anyone may open, as a machine that grants it
+// would; without it, the machine's node (root only here) stands. The child writes "ok ..." or
+// the error it got to `out`.
+std::string LinkAsNobody(bool tun_for_all) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    auto say = [&](const std::string& text) {
+      ssize_t ignored = write(fds[1], text.data(), text.size());
+      (void)ignored;
+      _exit(0);
+    };
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr)) {
+      say(std::string("setup: private mounts: ") + std::strerror(errno));
+    }
+    if (tun_for_all) {
+      char dir[] = "/tmp/pqc-tun-XXXXXX";
+      if (mkdtemp(dir) == nullptr || mount("tmpfs", dir, "tmpfs", 0, "mode=0755") != 0) {
+        say(std::string("setup: tmpfs: ") + std::strerror(errno));
+      }
+      const std::string node = std::string(dir) + "/tun";
+      if (mknod(node.c_str(), S_IFCHR | 0666, makedev(10, 200)) != 0 ||
+          chmod(node.c_str(), 0666) != 0 ||
+          mount(node.c_str(), "/dev/net/tun", nullptr, MS_BIND, nullptr) != 0) {
+        say(std::string("setup: a tun node for everyone: ") + std::strerror(errno));
+      }
+    }
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0) {
+      say(std::string("setup: drop to nobody: ") + std::strerror(errno));
+    }
+    // Changing credentials made this process non-dumpable, which makes its /proc/self files
+    // root's; a user's own process is dumpable and may write its id maps.
+    prctl(PR_SET_DUMPABLE, 1);
+    if (Status st = EnterUnprivilegedUserNamespace(); !st) say(st.error().message);
+    LinkProfile p;
+    p.rtt = 20 * kMs;
+    auto link = Link::Create(p);
+    if (!link) say(link.error().message);
+    // A TCP connection across it: one RTT, so the mover ran (whichever input it had).
+    std::string result;
+    std::thread t([&] {
+      auto srv_ns = ScopedNetns::Enter((*link)->server_netns_path());
+      if (!srv_ns) return void(result = srv_ns.error().message);
+      auto addr = ParseAddress(std::string(kServerIp) + ":9000");
+      auto listener = ListenTcp(*addr, 4, false);
+      if (!listener) return void(result = listener.error().message);
+      auto cli_ns = ScopedNetns::Enter((*link)->client_netns_path());
+      if (!cli_ns) return void(result = cli_ns.error().message);
+      ScopedFd c(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      const Nanos t0 = MonotonicNow();
+      if (connect(c.get(), addr->sa(), addr->len) != 0) {
+        return void(result = std::string("connect: ") + std::strerror(errno));
+      }
+      const double ms = static_cast<double>(MonotonicNow() - t0) / 1e6;
+      result = fmt::format("ok connect {:.1f} ms, kernel timestamps {}", ms,
+                           (*link)->stats().kernel_timestamps);
+    });
+    t.join();
+    say(result);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return out;
+}
+
+TEST_F(LinkIntegrationTest, WithoutRootAndWithoutTunAccessTheErrorSaysWhatIsMissing) {
+  struct stat st {};
+  if (stat("/dev/net/tun", &st) == 0 && (st.st_mode & 0006) == 0006) {
+    GTEST_SKIP() << "this machine's /dev/net/tun is open to everyone";
+  }
+  const std::string out = LinkAsNobody(false);
+  EXPECT_NE(out.find("/dev/net/tun"), std::string::npos) << out;
+  EXPECT_NE(out.find("needs root"), std::string::npos) << out;
+}
+
+TEST_F(LinkIntegrationTest, WithoutRootAUserNamespaceCarriesTheLink) {
+  const std::string out = LinkAsNobody(true);
+  if (out.find("user namespace could not be used") != std::string::npos) {
+    // The machine refuses unprivileged user namespaces: then the message must say how.
+    EXPECT_NE(out.find("max_user_namespaces"), std::string::npos) << out;
+    GTEST_SKIP() << "unprivileged user namespaces are off here: " << out;
+  }
+  ASSERT_EQ(out.rfind("ok ", 0), 0u) << out;
+  std::printf("  as nobody in a user namespace: %s\n", out.c_str());
+  double ms = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "ok connect %lf ms", &ms), 1) << out;
+  EXPECT_GE(ms, 20.0);
+  EXPECT_LE(ms, 200.0);  // generous: two shared cores
 }
 #endif
 
