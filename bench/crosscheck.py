@@ -17,9 +17,11 @@ Servers: nginx (`pqc-bench serve --nginx`, one worker) and the embedded server (
 serve`, one thread); groups X25519 and X25519MLKEM768; ecdsa-p256 certificate. Rounds are
 interleaved (s_time, load, next cell ...) and the median ratio per cell is reported.
 
-Not here yet: the same at 70 ms RTT through the network emulator (being built in parallel).
+With --rtts 0,70 the same runs also at 70 ms of emulated RTT (needs root): each side runs
+inside `pqc-bench link --rtt 70ms`, the server (`serve [--nginx]`) in the server namespace,
+the client in the client namespace; s_time's wall time is taken by the shell around it.
 
-usage: bench/crosscheck.py [--build DIR] [--seconds N] [--rounds K] [--rate R]
+usage: bench/crosscheck.py [--build DIR] [--seconds N] [--rounds K] [--rate R] [--rtts 0,70]
 """
 import argparse
 import csv
@@ -69,30 +71,22 @@ class Server:
         self.proc.wait(timeout=15)
 
 
-def run_s_time(openssl, addr, group, ca, seconds, workdir):
+def s_time_conf(group, workdir):
     conf = os.path.join(workdir, f"s_time-{group}.cnf")
     with open(conf, "w") as f:
         f.write("openssl_conf = init\n[init]\nssl_conf = ssl\n[ssl]\nsystem_default = sd\n"
                 f"[sd]\nGroups = {group}\nMinProtocol = TLSv1.3\n")
-    env = dict(os.environ, OPENSSL_CONF=conf)
-    t0 = time.monotonic()
-    out = subprocess.run([openssl, "s_time", "-connect", addr, "-new", "-www", "/", "-CAfile",
-                          ca, "-time", str(seconds)], env=env, capture_output=True,
-                         text=True).stdout
-    wall = time.monotonic() - t0
+    return conf
+
+
+def s_time_count(out):
     m = re.search(r"(\d+) connections in [\d.]+s;", out)
     if not m or "ERROR" in out:
         sys.exit("s_time failed:\n" + out)
-    n = int(m.group(1))
-    return n, 1e6 * wall / n
+    return int(m.group(1))
 
 
-def run_load(binary, addr, group, ca, seconds, rate, workdir):
-    samples = os.path.join(workdir, f"load-{group}.csv")
-    subprocess.run([binary, "load", "--target", addr, "--mode", "fresh", "--rate", str(rate),
-                    "--duration", f"{seconds}s", "--warmup", "0.5s", "--groups", group, "--ca",
-                    ca, "--samples", samples, "--max-inflight", "1"], stdout=subprocess.DEVNULL,
-                   check=False)
+def load_mean(samples):
     times = []
     with open(samples) as f:
         for row in csv.DictReader(f):
@@ -102,40 +96,92 @@ def run_load(binary, addr, group, ca, seconds, rate, workdir):
     return len(times), statistics.fmean(times)
 
 
+def over_link(binary, openssl, kind, group, rtt_ms, seconds, rate, workdir):
+    """Both sides at an emulated RTT: one `pqc-bench link` run each (a fresh server)."""
+    conf = s_time_conf(group, workdir)
+    server = f"--cert ecdsa-p256 --groups {group} --threads 1"
+    if kind == "nginx":
+        server += " --nginx"
+    base = [binary, "link", "--rtt", f"{rtt_ms}ms", f"--server={server}", "--"]
+    inner = (f"t0=$(date +%s%N); OPENSSL_CONF={conf} {openssl} s_time -connect $PQC_TARGET "
+             f"-new -www / -CAfile $PQC_CA -time {seconds}; t1=$(date +%s%N); "
+             f"echo wall_ns=$((t1 - t0))")
+    p = subprocess.run(base + ["sh", "-c", inner], capture_output=True, text=True, timeout=600)
+    n_st = s_time_count(p.stdout)
+    wall = int(re.search(r"wall_ns=(\d+)", p.stdout).group(1)) / 1e9
+    samples = os.path.join(workdir, f"load-{kind}-{group}-{rtt_ms}.csv")
+    inner = (f"{binary} load --target $PQC_TARGET --ca $PQC_CA --mode fresh --rate {rate} "
+             f"--max-inflight 1 --duration {seconds}s --warmup 0.5s --groups {group} "
+             f"--max-lag-p99 100s --samples {samples} >/dev/null 2>&1")
+    subprocess.run(base + ["sh", "-c", inner], capture_output=True, text=True, timeout=600)
+    n_ld, us_ld = load_mean(samples)
+    return n_st, 1e6 * wall / n_st, n_ld, us_ld
+
+
+def run_s_time(openssl, addr, group, ca, seconds, workdir):
+    conf = s_time_conf(group, workdir)
+    env = dict(os.environ, OPENSSL_CONF=conf)
+    t0 = time.monotonic()
+    out = subprocess.run([openssl, "s_time", "-connect", addr, "-new", "-www", "/", "-CAfile",
+                          ca, "-time", str(seconds)], env=env, capture_output=True,
+                         text=True).stdout
+    wall = time.monotonic() - t0
+    n = s_time_count(out)
+    return n, 1e6 * wall / n
+
+
+def run_load(binary, addr, group, ca, seconds, rate, workdir):
+    samples = os.path.join(workdir, f"load-{group}.csv")
+    subprocess.run([binary, "load", "--target", addr, "--mode", "fresh", "--rate", str(rate),
+                    "--duration", f"{seconds}s", "--warmup", "0.5s", "--groups", group, "--ca",
+                    ca, "--samples", samples, "--max-inflight", "1"], stdout=subprocess.DEVNULL,
+                   check=False)
+    return load_mean(samples)
+
+
+def measure_cell(binary, openssl, rtt, kind, group, args, work):
+    if rtt > 0:
+        return over_link(binary, openssl, kind, group, rtt, args.seconds, args.rate, work)
+    srv = Server(binary, kind, group, work)
+    try:
+        n_st, us_st = run_s_time(openssl, srv.addr, group, srv.ca, args.seconds, work)
+        n_ld, us_ld = run_load(binary, srv.addr, group, srv.ca, args.seconds, args.rate, work)
+    finally:
+        srv.stop()
+    return n_st, us_st, n_ld, us_ld
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rate", type=float, default=2000)
+    ap.add_argument("--rtts", default="0", help="comma-separated ms; 0 = loopback")
     args = ap.parse_args()
+    rtts = [int(x) for x in args.rtts.split(",")]
     env = cache_env()
     openssl = os.path.join(env["PQC_OPENSSL_ROOT"], "bin", "openssl")
     binary = os.path.join(args.build, "src", "pqc-bench")
     rows = {}
+    cells = [(rtt, kind, group) for rtt in rtts for kind in ("nginx", "embedded")
+             for group in GROUPS]
     with tempfile.TemporaryDirectory(prefix="pqc-crosscheck-") as work:
         for rnd in range(args.rounds):
-            for kind in ("nginx", "embedded"):
-                for group in GROUPS:
-                    srv = Server(binary, kind, group, work)
-                    try:
-                        n_st, us_st = run_s_time(openssl, srv.addr, group, srv.ca, args.seconds,
-                                                 work)
-                        n_ld, us_ld = run_load(binary, srv.addr, group, srv.ca, args.seconds,
-                                               args.rate, work)
-                    finally:
-                        srv.stop()
-                    rows.setdefault((kind, group), []).append((n_st, us_st, n_ld, us_ld))
-                    print(f"round {rnd + 1}: {kind:8} {group:15} s_time {us_st:8.1f} us "
-                          f"({n_st})  load {us_ld:8.1f} us ({n_ld})  load/s_time "
-                          f"{us_ld / us_st:5.3f}", flush=True)
-    print(f"\n{'server':9} {'group':15} {'s_time µs':>10} {'load µs':>10} {'ratio':>6} "
+            for rtt, kind, group in cells:
+                n_st, us_st, n_ld, us_ld = measure_cell(binary, openssl, rtt, kind, group,
+                                                        args, work)
+                rows.setdefault((rtt, kind, group), []).append((n_st, us_st, n_ld, us_ld))
+                print(f"round {rnd + 1}: rtt {rtt:3} ms {kind:8} {group:15} "
+                      f"s_time {us_st:9.1f} us ({n_st})  load {us_ld:9.1f} us ({n_ld})  "
+                      f"load/s_time {us_ld / us_st:5.3f}", flush=True)
+    print(f"\n{'rtt':>4} {'server':9} {'group':15} {'s_time µs':>10} {'load µs':>10} {'ratio':>6} "
           f"(medians of {args.rounds} rounds, {args.seconds} s per side)")
-    for (kind, group), rs in rows.items():
+    for (rtt, kind, group), rs in rows.items():
         st = statistics.median(r[1] for r in rs)
         ld = statistics.median(r[3] for r in rs)
         ratio = statistics.median(r[3] / r[1] for r in rs)
-        print(f"{kind:9} {group:15} {st:10.1f} {ld:10.1f} {ratio:6.3f}")
+        print(f"{rtt:4} {kind:9} {group:15} {st:10.1f} {ld:10.1f} {ratio:6.3f}")
 
 
 if __name__ == "__main__":

@@ -20,13 +20,18 @@
 // Interleaved rounds so that drift of the shared machine does not favour one side.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <regex>
+#include <thread>
 
 #include "client/load_runner.h"
+#include "link/link.h"
+#include "link/netns.h"
 #include "target/child_process.h"
 #include "target/readiness.h"
 #include "target/target.h"
@@ -61,76 +66,129 @@ struct Side {
   }
 };
 
-TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
-  std::string dir = (std::filesystem::temp_directory_path() / "pqc-crosscheck-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+// Arm: one nginx arm (one worker, kGroup, ecdsa-p256) and the s_time configuration for it,
+// in this namespace or, with a Link, in its server namespace (clients in its client one).
+struct Arm {
+  std::string dir, conf, root_pem, client_netns;
+  std::unique_ptr<Target> nginx;
+  std::unique_ptr<CertChain> chain;
+  SocketAddress addr;
+};
+
+void StartArm(Arm& arm, const link::Link* net) {
+  arm.dir = (std::filesystem::temp_directory_path() / "pqc-crosscheck-XXXXXX").string();
+  ASSERT_NE(mkdtemp(arm.dir.data()), nullptr);
   auto chain = MakeChain(ParseChainSpec("ecdsa-p256").value());
   ASSERT_TRUE(chain.ok());
-  auto files = WriteChainFiles(*chain, dir + "/cert");
+  arm.chain = std::make_unique<CertChain>(std::move(*chain));
+  auto files = WriteChainFiles(*arm.chain, arm.dir + "/cert");
   ASSERT_TRUE(files.ok());
+  arm.root_pem = files->root_pem;
   ServerConfig config;
   config.groups = kGroup;
   config.chain_file = files->chain_pem;
   config.key_file = files->leaf_key_pem;
-  auto nginx = MakeNginxTarget(NginxExe());
-  auto addr = nginx->Start(config, Placement{}, dir);
+  Placement where;
+  if (net != nullptr) {
+    where.netns_path = net->server_netns_path();
+    where.listen_host = net->server_ip();
+    where.port = 8443;
+    arm.client_netns = net->client_netns_path();
+  }
+  arm.nginx = MakeNginxTarget(NginxExe());
+  auto addr = arm.nginx->Start(config, where, arm.dir);
   ASSERT_TRUE(addr.ok()) << addr.error().message;
+  arm.addr = *addr;
+  arm.conf = arm.dir + "/s_time.cnf";
+  std::ofstream(arm.conf) << "openssl_conf = init\n[init]\nssl_conf = ssl\n[ssl]\n"
+                             "system_default = sd\n[sd]\nGroups = "
+                          << kGroup << "\nMinProtocol = TLSv1.3\n";
+}
 
-  const std::string conf = dir + "/s_time.cnf";
-  std::ofstream(conf) << "openssl_conf = init\n[init]\nssl_conf = ssl\n[ssl]\n"
-                         "system_default = sd\n[sd]\nGroups = "
-                      << kGroup << "\nMinProtocol = TLSv1.3\n";
+void StopArm(Arm& arm) {
+  ASSERT_TRUE(arm.nginx->Stop().ok());
+  std::filesystem::remove_all(arm.dir);
+}
+
+// STimeRound: `openssl s_time -new -www /` for `seconds`, in the client namespace if any.
+void STimeRound(const Arm& arm, int seconds, Side& side) {
+  auto child =
+      ChildProcess::Spawn({{PQC_OPENSSL_BIN, "s_time", "-connect", arm.addr.ToString(), "-new",
+                            "-www", "/", "-CAfile", arm.root_pem, "-time", std::to_string(seconds)},
+                           arm.dir + "/s_time.out",
+                           arm.client_netns,
+                           {"OPENSSL_CONF=" + arm.conf}});
+  ASSERT_TRUE(child.ok()) << child.error().message;
+  auto e = child->WaitExit(int64_t{seconds + 30} * 1'000'000'000);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  std::string out = ReadTail(arm.dir + "/s_time.out", 1'000'000);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"((\d+) connections in [\d.]+s;)"))) << out;
+  EXPECT_EQ(out.find("ERROR"), std::string::npos) << out;
+  side.connections += std::stoull(m[1]);
+  side.seconds += e->wall_s;
+}
+
+// LoadRound: our client, one connection in flight, arrivals every `interval` so that the next
+// starts at most that long after the previous ended (closed loop); per connection actual
+// start → last response byte. In the client namespace if any (a thread that entered it).
+void LoadRound(const Arm& arm, int seconds, Nanos interval, Side& side) {
+  LoadOptions o;
+  o.target = arm.addr;
+  o.mix = {{ConnMode::kFresh, 1.0}};
+  o.rate = 1e9 / static_cast<double>(interval);
+  o.max_inflight = 1;
+  o.duration = int64_t{seconds} * 1'000'000'000;
+  o.warmup = 200'000'000;
+  o.timeout = 10'000'000'000;
+  o.tls.groups = {kGroup};
+  o.tls.trust_anchor = arm.chain->root().cert.get();
+  o.expect_group = kGroup;
+  std::optional<Result<LoadResult>> r;
+  std::thread client([&] {
+    std::optional<Result<link::ScopedNetns>> in;
+    if (!arm.client_netns.empty()) {
+      in.emplace(link::ScopedNetns::Enter(arm.client_netns));
+      if (!*in) return;
+    }
+    r.emplace(RunLoad(o, nullptr));
+  });
+  client.join();
+  ASSERT_TRUE(r.has_value()) << "could not enter " << arm.client_netns;
+  ASSERT_TRUE(r->ok()) << r->error().message;
+  for (const ConnectionRecord& c : (*r)->connections) {
+    if (!c.measured) continue;
+    ASSERT_TRUE(c.ok()) << c.error_detail;
+    ASSERT_EQ(c.group, kGroup);
+    side.seconds +=
+        static_cast<double>((*r)->requests[c.first_request].last_byte - c.actual_start) / 1e9;
+    ++side.connections;
+  }
+}
+
+double Compare(const Side& s_time, const Side& ours, const char* where) {
+  EXPECT_GT(s_time.connections, 0u);
+  EXPECT_GT(ours.connections, 0u);
+  const double ratio = ours.mean_us() / s_time.mean_us();
+  std::cout << where << ": s_time " << s_time.connections << " connections, mean "
+            << s_time.mean_us() << " us; load " << ours.connections << " connections, mean "
+            << ours.mean_us() << " us; load/s_time = " << ratio << "\n";
+  ::testing::Test::RecordProperty("s_time_mean_us", std::to_string(s_time.mean_us()));
+  ::testing::Test::RecordProperty("load_mean_us", std::to_string(ours.mean_us()));
+  ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
+  return ratio;
+}
+
+TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
+  Arm arm;
+  ASSERT_NO_FATAL_FAILURE(StartArm(arm, nullptr));
   Side s_time, ours;
   for (int round = 0; round < kRounds; ++round) {
-    auto child = ChildProcess::Spawn(
-        {{PQC_OPENSSL_BIN, "s_time", "-connect", addr->ToString(), "-new", "-www", "/", "-CAfile",
-          files->root_pem, "-time", std::to_string(kSecondsPerSide)},
-         dir + "/s_time.out",
-         "",
-         {"OPENSSL_CONF=" + conf}});
-    ASSERT_TRUE(child.ok()) << child.error().message;
-    auto e = child->WaitExit(30'000'000'000);
-    ASSERT_TRUE(e.ok()) << e.error().message;
-    std::string out = ReadTail(dir + "/s_time.out", 1'000'000);
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"((\d+) connections in [\d.]+s;)"))) << out;
-    EXPECT_EQ(out.find("ERROR"), std::string::npos) << out;
-    s_time.connections += std::stoull(m[1]);
-    s_time.seconds += e->wall_s;
-
-    LoadOptions o;
-    o.target = *addr;
-    o.mix = {{ConnMode::kFresh, 1.0}};
-    o.rate = 2000;
-    o.max_inflight = 1;
-    o.duration = int64_t{kSecondsPerSide} * 1'000'000'000;
-    o.warmup = 200'000'000;
-    o.tls.groups = {kGroup};
-    o.tls.trust_anchor = chain->root().cert.get();
-    o.expect_group = kGroup;
-    auto r = RunLoad(o, nullptr);
-    ASSERT_TRUE(r.ok()) << r.error().message;
-    for (const ConnectionRecord& c : r->connections) {
-      if (!c.measured) continue;
-      ASSERT_TRUE(c.ok()) << c.error_detail;
-      ASSERT_EQ(c.group, kGroup);
-      ours.seconds +=
-          static_cast<double>(r->requests[c.first_request].last_byte - c.actual_start) / 1e9;
-      ++ours.connections;
-    }
+    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kSecondsPerSide, s_time));
+    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, kSecondsPerSide, 500'000, ours));
   }
-  ASSERT_TRUE(nginx->Stop().ok());
-  std::filesystem::remove_all(dir);
-
-  ASSERT_GT(s_time.connections, 0u);
-  ASSERT_GT(ours.connections, 0u);
-  const double ratio = ours.mean_us() / s_time.mean_us();
-  std::cout << "s_time: " << s_time.connections << " connections, mean " << s_time.mean_us()
-            << " us; load: " << ours.connections << " connections, mean " << ours.mean_us()
-            << " us; load/s_time = " << ratio << "\n";
-  RecordProperty("s_time_mean_us", std::to_string(s_time.mean_us()));
-  RecordProperty("load_mean_us", std::to_string(ours.mean_us()));
-  RecordProperty("ratio", std::to_string(ratio));
+  StopArm(arm);
+  const double ratio = Compare(s_time, ours, "loopback");
 #if defined(__SANITIZE_ADDRESS__)
   // Our client is instrumented (several times slower), s_time is not: no timing comparison,
   // only that both sides ran the same arm (checked above).
@@ -139,6 +197,28 @@ TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
   EXPECT_GE(ratio, kMinRatio);
   EXPECT_LE(ratio, kMaxRatio);
 #endif
+}
+
+// At 70 ms of emulated RTT both clients need three round trips per connection (TCP connect,
+// TLS handshake, request → response and the server's close), so the wire dominates and the
+// issue's 10 % holds even on a busy machine, and under a sanitizer.
+TEST(CrosscheckTest, LoadAgreesWithOpensslSTimeWithin10PercentAt70MsRtt) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the emulated link's namespaces)";
+  link::LinkProfile profile;
+  profile.rtt = 70'000'000;
+  auto net = link::Link::Create(profile);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  Arm arm;
+  ASSERT_NO_FATAL_FAILURE(StartArm(arm, net->get()));
+  Side s_time, ours;
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, 2, s_time));
+    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, 2, 10'000'000, ours));
+  }
+  StopArm(arm);
+  const double ratio = Compare(s_time, ours, "rtt 70 ms");
+  EXPECT_GE(ours.mean_us(), 3 * 70'000.0);  // three round trips, never fewer
+  EXPECT_NEAR(ratio, 1.0, 0.10);
 }
 
 }  // namespace
