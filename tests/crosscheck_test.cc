@@ -30,9 +30,9 @@
 #include <thread>
 
 #include "client/load_runner.h"
+#include "core/child_process.h"
 #include "link/link.h"
 #include "link/netns.h"
-#include "target/child_process.h"
 #include "target/readiness.h"
 #include "target/target.h"
 #include "tls/cert_chain.h"
@@ -112,12 +112,12 @@ void StopArm(Arm& arm) {
 
 // STimeRound: `openssl s_time -new -www /` for `seconds`, in the client namespace if any.
 void STimeRound(const Arm& arm, int seconds, Side& side) {
-  auto child =
-      ChildProcess::Spawn({{PQC_OPENSSL_BIN, "s_time", "-connect", arm.addr.ToString(), "-new",
-                            "-www", "/", "-CAfile", arm.root_pem, "-time", std::to_string(seconds)},
-                           arm.dir + "/s_time.out",
-                           arm.client_netns,
-                           {"OPENSSL_CONF=" + arm.conf}});
+  auto child = ChildProcess::Spawn(
+      {.argv = {PQC_OPENSSL_BIN, "s_time", "-connect", arm.addr.ToString(), "-new", "-www", "/",
+                "-CAfile", arm.root_pem, "-time", std::to_string(seconds)},
+       .output_path = arm.dir + "/s_time.out",
+       .netns_path = arm.client_netns,
+       .env = {"OPENSSL_CONF=" + arm.conf}});
   ASSERT_TRUE(child.ok()) << child.error().message;
   auto e = child->WaitExit(int64_t{seconds + 30} * 1'000'000'000);
   ASSERT_TRUE(e.ok()) << e.error().message;

@@ -29,10 +29,10 @@
 #include <thread>
 
 #include "client/load_runner.h"
+#include "core/child_process.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "server/embedded_server.h"
-#include "target/child_process.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
 #include "tls/cert_chain.h"
@@ -305,12 +305,15 @@ TEST(NginxConfigTest, FollowsTheArm) {
 
 TEST(ChildProcessTest, MissingExecutableIsAnErrorNamingIt) {
   std::string dir = TempDir("pqc-child-test");
-  auto c = ChildProcess::Spawn({{dir + "/no-such-server"}, dir + "/out.log", "", {}});
+  auto c =
+      ChildProcess::Spawn({.argv = {dir + "/no-such-server"}, .output_path = dir + "/out.log"});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find(dir + "/no-such-server"), std::string::npos)
       << c.error().message;
   EXPECT_NE(c.error().message.find("No such file"), std::string::npos) << c.error().message;
-  auto ns = ChildProcess::Spawn({{"/bin/true"}, dir + "/out.log", dir + "/no-such-netns", {}});
+  auto ns = ChildProcess::Spawn({.argv = {"/bin/true"},
+                                 .output_path = dir + "/out.log",
+                                 .netns_path = dir + "/no-such-netns"});
   ASSERT_FALSE(ns.ok());
   EXPECT_NE(ns.error().message.find(dir + "/no-such-netns"), std::string::npos);
   std::filesystem::remove_all(dir);
@@ -318,8 +321,9 @@ TEST(ChildProcessTest, MissingExecutableIsAnErrorNamingIt) {
 
 TEST(ChildProcessTest, SigtermIgnoredMeansSigkillAfterGrace) {
   std::string dir = TempDir("pqc-child-test");
-  auto c = ChildProcess::Spawn(
-      {{"/bin/sh", "-c", "trap '' TERM; echo ready; sleep 30 & wait"}, dir + "/out.log", "", {}});
+  auto c =
+      ChildProcess::Spawn({.argv = {"/bin/sh", "-c", "trap '' TERM; echo ready; sleep 30 & wait"},
+                           .output_path = dir + "/out.log"});
   ASSERT_TRUE(c.ok()) << c.error().message;
   // Bounded: the shell says "ready" once its trap is set.
   for (int i = 0; i < 500 && ReadTail(dir + "/out.log").find("ready") == std::string::npos; ++i) {
@@ -338,10 +342,9 @@ TEST(ChildProcessTest, DestructorKillsAndReapsAndEnvIsPassed) {
   std::string dir = TempDir("pqc-child-test");
   pid_t pid = 0;
   {
-    auto c = ChildProcess::Spawn({{"/bin/sh", "-c", "echo $PQC_TEST_VALUE; exec sleep 30"},
-                                  dir + "/out.log",
-                                  "",
-                                  {"PQC_TEST_VALUE=from-the-parent"}});
+    auto c = ChildProcess::Spawn({.argv = {"/bin/sh", "-c", "echo $PQC_TEST_VALUE; exec sleep 30"},
+                                  .output_path = dir + "/out.log",
+                                  .env = {"PQC_TEST_VALUE=from-the-parent"}});
     ASSERT_TRUE(c.ok());
     pid = c->pid();
     for (int i = 0; i < 500 && ReadTail(dir + "/out.log").empty(); ++i) {

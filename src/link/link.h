@@ -7,7 +7,7 @@
 // Addresses: server 198.18.0.1, client 198.18.0.2 (RFC 2544 benchmarking range), both /15 on
 // device "pqc0", MTU 1500, no offloads, loopback up in each namespace.
 //
-// Use: child processes enter a side with fork + EnterNetnsForExec(path) + exec; a thread in
+// Use: child processes enter a side with ChildProcess (SpawnOptions::netns_path); a thread in
 // this process enters with ScopedNetns::Enter(path) (threads it then starts inherit it).
 #pragma once
 

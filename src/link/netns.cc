@@ -113,19 +113,6 @@ ScopedNetns::~ScopedNetns() {
   if (original_.valid()) setns(original_.get(), CLONE_NEWNET);
 }
 
-void EnterNetnsForExec(const char* netns_path) noexcept {
-  int fd = open(netns_path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
-    static const char kMsg[] = "pqc-bench: cannot enter the network namespace ";
-    ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-    ignored = write(STDERR_FILENO, netns_path, strlen(netns_path));
-    ignored = write(STDERR_FILENO, "\n", 1);
-    (void)ignored;
-    _exit(127);
-  }
-  close(fd);
-}
-
 Status CleanupStaleNamespaces() {
   DIR* dir = opendir(kNetnsDir);
   if (dir == nullptr) {

@@ -54,10 +54,6 @@ class ScopedNetns {
   ScopedFd original_;
 };
 
-// EnterNetnsForExec: for a fork()ed child before exec: opens netns_path and setns()es into
-// it, or writes a short message to stderr and _exit(127)s. Only async-signal-safe calls.
-void EnterNetnsForExec(const char* netns_path) noexcept;
-
 // CleanupStaleNamespaces: removes every kNetnsDir/pqc-bench-<pid>-… whose pid no longer runs.
 // A missing kNetnsDir is not an error.
 Status CleanupStaleNamespaces();

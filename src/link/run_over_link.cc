@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "link/child_process.h"
+#include "core/child_process.h"
 #include "link/link.h"
 #include "net/fd.h"
 
@@ -88,11 +88,11 @@ Status WaitForListening(int fd, ChildProcess& server, std::FILE* log) {
         continue;
       }
     }
-    if (server.TryWait()) {
+    if (server.Exited()) {
       return MakeError(ErrorKind::kConfig,
                        fmt::format("the server in the server namespace exited before listening "
                                    "(exit {}); its output is above",
-                                   ExitCodeOf(*server.TryWait())));
+                                   server.exit_info()->ShellCode()));
     }
   }
   return MakeError(ErrorKind::kSystem, "the server did not print 'listening on' within 60 s");
@@ -153,7 +153,7 @@ Result<LinkRunResult> RunOverLink(const LinkRunOptions& options, std::FILE* log)
     so.argv = argv;
     so.netns_path = (*link)->server_netns_path();
     so.stdout_fd = write_end.get();
-    so.parent_death_signal = SIGTERM;
+    so.death_signal = SIGTERM;
     auto spawned = ChildProcess::Spawn(so);
     if (!spawned) return spawned.error();
     server.emplace(std::move(*spawned));
@@ -169,20 +169,21 @@ Result<LinkRunResult> RunOverLink(const LinkRunOptions& options, std::FILE* log)
   SpawnOptions co;
   co.argv = options.command;
   co.netns_path = (*link)->client_netns_path();
-  co.extra_env = env;
-  co.parent_death_signal = SIGTERM;
+  co.env = env;
+  co.death_signal = SIGTERM;
   auto command = ChildProcess::Spawn(co);
   if (!command) return command.error();
 
   LinkRunResult result;
   Nanos kill_at = 0;  // after a forwarded SIGINT/SIGTERM: when to SIGKILL
   for (;;) {
-    if (auto status = command->TryWait()) {
-      result.exit_code = ExitCodeOf(*status);
+    if (command->Exited()) {
+      result.exit_code = command->exit_info()->ShellCode();
       break;
     }
     if (kill_at != 0 && MonotonicNow() >= kill_at) {
-      result.exit_code = ExitCodeOf(command->Terminate(SIGKILL, 0));
+      auto e = command->Terminate(0);  // the grace period is over: SIGKILL now
+      result.exit_code = e ? e->ShellCode() : 128 + SIGKILL;
       break;
     }
     timespec tick{0, 100'000'000};  // bounded wait; SIGCHLD usually ends it sooner
@@ -197,7 +198,7 @@ Result<LinkRunResult> RunOverLink(const LinkRunOptions& options, std::FILE* log)
   }
   result.stats = (*link)->stats();
   if (server) {
-    server->Terminate(SIGTERM, 5 * kSecond);
+    (void)server->Terminate(5 * kSecond);
     Drain(server_out.get(), log);
   }
   return result;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "target/child_process.h"
+#include "core/child_process.h"
 #include "target/readiness.h"
 #include "target/target.h"
 

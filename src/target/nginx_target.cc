@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "target/child_process.h"
+#include "core/child_process.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
 #include "target/target.h"

@@ -1,15 +1,17 @@
-#include "target/child_process.h"
+// child_process — fork/exec with an exec-error pipe, wait4 accounting and bounded reaping.
+#include "core/child_process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -18,7 +20,7 @@
 
 extern char** environ;
 
-namespace pqc::target {
+namespace pqc {
 namespace {
 
 // What the child reports through the pipe when a step before exec fails.
@@ -32,21 +34,69 @@ double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
+// ResolveProgram: argv[0] as a path to execute (PATH search done here, before fork).
+Result<std::string> ResolveProgram(const std::string& name) {
+  if (name.empty()) return MakeError(ErrorKind::kUsage, "empty command");
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    size_t colon = dirs.find(':', start);
+    std::string dir = dirs.substr(start, colon - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return MakeError(ErrorKind::kUsage, fmt::format("command not found in PATH: {}", name));
+}
+
+std::vector<std::string> MergedEnvironment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& x : extra) replaced |= x.compare(0, name.size() + 1, name + "=") == 0;
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
 // The child between fork and exec: async-signal-safe calls only (the parent may have threads).
-[[noreturn]] void RunChild(int report_fd, int out_fd, int ns_fd, pid_t parent, char* const* argv,
-                           char* const* envp) {
+// out_fd >= 0 becomes stdout (and stderr too when `both`, with stdin from /dev/null).
+[[noreturn]] void RunChild(int report_fd, int out_fd, bool both, int ns_fd, int death_signal,
+                           pid_t parent, const char* exe, char* const* argv, char* const* envp) {
   auto fail = [report_fd](int step) {
     ChildFailure f{step, errno};
     ssize_t n = write(report_fd, &f, sizeof f);
     (void)n;
     _exit(127);
   };
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(0);
+  if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) fail(0);
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
   if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) fail(1);
-  int devnull = open("/dev/null", O_RDONLY);
-  if (devnull >= 0) dup2(devnull, 0);
-  if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) fail(2);
+  if (out_fd >= 0) {
+    if (both) {
+      int devnull = open("/dev/null", O_RDONLY);
+      if (devnull >= 0) dup2(devnull, 0);
+      if (dup2(out_fd, 2) < 0) fail(2);
+    }
+    if (dup2(out_fd, 1) < 0) fail(2);
+  }
   // The parent may block or ignore signals (serve blocks SIGINT/SIGTERM for sigwait); both
   // survive exec, and a server that cannot receive SIGTERM could not be stopped politely.
   sigset_t none;
@@ -57,7 +107,7 @@ double Seconds(const timeval& tv) {
   for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2}) {
     sigaction(sig, &dfl, nullptr);
   }
-  execve(argv[0], argv, envp);
+  execve(exe, argv, envp);
   fail(3);
   _exit(127);
 }
@@ -72,14 +122,26 @@ std::string ChildExit::Describe() const {
   return fmt::format("wait status {:#x}", status);
 }
 
+int ChildExit::ShellCode() const {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
 Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   if (o.argv.empty()) return MakeError(ErrorKind::kUsage, "spawn: empty command line");
-  const std::string& exe = o.argv[0];
-  ScopedFd out(open(o.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!out.valid()) {
-    return MakeError(ErrorKind::kIo, fmt::format("{}: cannot create output file {}: {}", exe,
-                                                 o.output_path, strerror(errno)));
+  auto program = ResolveProgram(o.argv[0]);
+  if (!program) return program.error();
+  const std::string& exe = *program;
+  ScopedFd out;
+  if (!o.output_path.empty()) {
+    out.reset(open(o.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!out.valid()) {
+      return MakeError(ErrorKind::kIo, fmt::format("{}: cannot create output file {}: {}", exe,
+                                                   o.output_path, strerror(errno)));
+    }
   }
+  const int out_fd = out.valid() ? out.get() : o.stdout_fd;
   ScopedFd ns;
   if (!o.netns_path.empty()) {
     ns.reset(open(o.netns_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -96,14 +158,9 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
 
   // Everything the child needs is built before fork: it may not allocate afterwards.
   std::vector<std::string> args = o.argv;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_store = o.env;
-  std::vector<char*> envp;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) envp.push_back(*e);
-  for (std::string& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<std::string> env = MergedEnvironment(o.env);
+  std::vector<char*> argv = CStrings(args);
+  std::vector<char*> envp = CStrings(env);
 
   const pid_t parent = getpid();
   ChildProcess child;
@@ -111,8 +168,8 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   pid_t pid = fork();
   if (pid < 0) return MakeError(ErrorKind::kSystem, fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {
-    RunChild(report_write.get(), out.get(), ns.valid() ? ns.get() : -1, parent, argv.data(),
-             envp.data());
+    RunChild(report_write.get(), out_fd, out.valid(), ns.valid() ? ns.get() : -1, o.death_signal,
+             parent, exe.c_str(), argv.data(), envp.data());
   }
   child.pid_ = pid;
   report_write.reset();
@@ -212,4 +269,4 @@ Result<ChildExit> ChildProcess::Terminate(Nanos grace) {
   return *exit_;
 }
 
-}  // namespace pqc::target
+}  // namespace pqc

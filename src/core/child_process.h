@@ -1,10 +1,13 @@
-// child_process — a server the tool starts (nginx, `pqc-bench serve`) as a child it owns: it
-// can never outlive the tool (PR_SET_PDEATHSIG, and the destructor kills and reaps it), its
-// CPU is read from the kernel's own accounting of the child and of every worker it reaped
-// (wait4), and it can be placed in another network namespace before it runs a single
-// instruction of its own (setns between fork and exec).
+// child_process — a program the tool starts (nginx, `pqc-bench serve`, a command run across
+// the emulated link) as a child it owns: it can never outlive the tool (PR_SET_PDEATHSIG, and
+// the destructor kills and reaps it), its CPU is read from the kernel's own accounting of the
+// child and of every worker it reaped (wait4), and it can be placed in another network
+// namespace before it runs a single instruction of its own (setns between fork and exec).
+// Spawn prepares everything before fork() (argv, environment, the executable's path) because
+// a multi-threaded parent's child may only make async-signal-safe calls before exec.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <optional>
@@ -14,13 +17,18 @@
 #include "core/clock.h"
 #include "core/error.h"
 
-namespace pqc::target {
+namespace pqc {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;  // argv[0] is the executable's path (no PATH search)
-  std::string output_path;        // stdout and stderr go here (created or truncated)
-  std::string netns_path;         // empty = this namespace; else e.g. /run/netns/<name>
-  std::vector<std::string> env;   // extra "NAME=value" entries on top of this environment
+  std::vector<std::string> argv;  // argv[0]: a path, or a name searched in PATH (before fork)
+  // Where output goes: output_path (stdout and stderr to this file, created or truncated;
+  // stdin from /dev/null), else stdout_fd >= 0 (it becomes stdout; stdin and stderr are
+  // inherited), else all three are inherited.
+  std::string output_path;
+  int stdout_fd = -1;
+  std::string netns_path;        // empty = this namespace; else e.g. /run/netns/<name>
+  std::vector<std::string> env;  // "NAME=value", added to (or replacing in) this environment
+  int death_signal = SIGKILL;    // sent to the child when the spawning *thread* ends
 };
 
 // ChildExit: how the child ended and what it cost. CPU is the child's own plus that of its
@@ -32,14 +40,15 @@ struct ChildExit {
   double cpu_sys_s = 0;
   double wall_s = 0;             // spawn → reaped
   std::string Describe() const;  // "exit status 3", "killed by signal 9"
+  int ShellCode() const;         // as a shell reports it: the exit code, or 128 + signal
 };
 
 class ChildProcess {
  public:
-  // Spawn: fork + (setns) + exec. Fails with the reason if the output file or namespace
-  // cannot be opened, or if exec fails (the executable is missing or not executable): the
-  // child reports its errno through a close-on-exec pipe, so this is known before returning.
-  // PR_SET_PDEATHSIG fires when the spawning *thread* ends: spawn from a long-lived thread.
+  // Spawn: fork + (setns) + exec. Fails with the reason if the program, the output file or
+  // the namespace cannot be found or opened, or if exec fails: the child reports its errno
+  // through a close-on-exec pipe, so this is known before returning. Signals are unblocked
+  // and back to their default dispositions in the child.
   static Result<ChildProcess> Spawn(const SpawnOptions& options);
 
   ChildProcess() = default;
@@ -73,4 +82,4 @@ class ChildProcess {
   std::optional<ChildExit> exit_;
 };
 
-}  // namespace pqc::target
+}  // namespace pqc
