@@ -91,7 +91,8 @@ def chunk(binary, addr, ca, mode, group, path, seconds, rate, workdir):
         cmd += ["--requests", "5", "--request-interval", "100ms"]
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=seconds * 4)
     j = json.load(open(out))
-    return {"connections": j["connections"], "errors": j["errors"]["total"]}
+    return {"connections": j["connections"], "errors": j["errors"]["total"],
+            "by_class": j["errors"]["by_class"]}
 
 
 def slope_per_10min(samples):
@@ -153,7 +154,8 @@ def main():
             chunks.append(r)
             print(f"[{(time.monotonic() - t0) / 60:5.1f} min] {mode:7} {group:15} {path:13} "
                   f"conns {r['connections']:6} errors {r['errors']:4}  server RSS "
-                  f"{st['VmRSS'] / 1024:6.1f} MiB fds {st['fds']:3} threads {st['Threads']}",
+                  f"{st['VmRSS'] / 1024:6.1f} MiB fds {st['fds']:3} threads {st['Threads']}"
+                  + (f"  errors by class {r['by_class']}" if r.get("by_class") else ""),
                   flush=True)
             i += 1
         stop.set()
