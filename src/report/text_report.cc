@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/cpu_tables.h"
 #include "report/table.h"
 
 namespace pqc::report {
@@ -25,9 +26,6 @@ std::string Ms(double us) {
 std::string Bytes(double b) {
   return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-";
 }
-std::string Us(double us) {
-  return std::isfinite(us) ? fmt::format("{:.1f}", us) : "-";
-}
 
 // Overhead: the comparison of `arm` against its baseline in the first varying factor, for
 // one phase and statistic ("" when the arm is a baseline or has none).
@@ -44,7 +42,8 @@ std::string Overhead(const ordered_json& s, uint64_t arm, const char* phase, con
 
 // Label: the arm's name, marked when its numbers come from invalid trials only.
 std::string Label(const ordered_json& a) {
-  return a["label"].get<std::string>() + (a.value("from_invalid_trials", false) ? " (INVALID)" : "");
+  return a["label"].get<std::string>() +
+         (a.value("from_invalid_trials", false) ? " (INVALID)" : "");
 }
 
 void Heading(std::ostream& out, TextStyle style, const std::string& text) {
@@ -112,26 +111,33 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
 
 void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
   Table t;
-  t.headers = {"arm",
-               "ClientHello B",
-               "Certificate B",
-               "CertVerify B",
-               "server flight B",
-               "server CPU us/handshake",
-               "client CPU us/conn"};
-  t.right = {false, true, true, true, true, true, true};
+  t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B"};
+  t.right = {false, true, true, true, true};
   for (const auto& a : s["arms"]) {
     if (a["status"] == "failed") continue;
     const ordered_json& b = a["bytes"];
-    t.rows.push_back({Label(a), Bytes(Get(b, "client_hello")),
-                      Bytes(Get(b, "certificate")), Bytes(Get(b, "certificate_verify")),
-                      Bytes(Get(b, "server_first_flight")),
-                      Us(Get(a["cpu"], "server_us_per_handshake")),
-                      Us(Get(a["cpu"], "client_us_per_connection"))});
+    t.rows.push_back({Label(a), Bytes(Get(b, "client_hello")), Bytes(Get(b, "certificate")),
+                      Bytes(Get(b, "certificate_verify")), Bytes(Get(b, "server_first_flight"))});
   }
   if (t.rows.empty()) return;
-  Heading(out, style, "bytes on the wire and CPU (means)");
+  Heading(out, style, "bytes on the wire (means)");
   Print(out, style, t);
+}
+
+// CpuSections: measured CPU vs the crypto floor, and the capacity view (cpu_tables.h).
+void CpuSections(std::ostream& out, const ordered_json& s, TextStyle style) {
+  const nlohmann::json plain = nlohmann::json::parse(s.dump());
+  for (const TitledTable& t : {FloorTable(plain), CapacityTable(plain)}) {
+    if (t.table.rows.empty()) continue;
+    Heading(out, style, t.title);
+    out << (style == TextStyle::kMarkdown ? "" : "  ") << t.note << "\n";
+    if (style == TextStyle::kMarkdown) out << '\n';
+    Print(out, style, t.table);
+    if (!t.lines.empty() && style == TextStyle::kMarkdown) out << '\n';
+    for (const std::string& l : t.lines) {
+      out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
+    }
+  }
 }
 
 void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
@@ -141,9 +147,10 @@ void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
     if (a["status"] == "failed") {
       lines.push_back(fmt::format("FAILED {}: {}", label, a["failure"].get<std::string>()));
     } else if (a["status"] == "invalid") {
-      lines.push_back(fmt::format("INVALID {}: no valid trial; its numbers above come from its "
-                                  "invalid trials (reasons below) and are not to be trusted",
-                                  label));
+      lines.push_back(
+          fmt::format("INVALID {}: no valid trial; its numbers above come from its "
+                      "invalid trials (reasons below) and are not to be trusted",
+                      label));
     }
     for (const auto& o : a["outliers"]) {
       lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label,
@@ -184,6 +191,7 @@ void WriteStudyText(std::ostream& out, const ordered_json& s, TextStyle style) {
   Header(out, s, style);
   for (const char* phase : kPhases) PhaseTable(out, s, style, phase);
   CostTable(out, s, style);
+  CpuSections(out, s, style);
   Problems(out, s, style);
 }
 
