@@ -46,9 +46,10 @@ class TempDir {
   std::string path_;
 };
 
-// Run: `pqc-bench ARGS...`, stdout and stderr into files under `dir`; the exit status, or -1
+// RunBench: `pqc-bench ARGS...`, stdout and stderr into files under `dir`; the exit status, or -1
 // when it had to be killed after `limit`.
-int Run(const std::vector<std::string>& args, const fs::path& dir, std::chrono::seconds limit) {
+int RunBench(const std::vector<std::string>& args, const fs::path& dir,
+             std::chrono::seconds limit) {
   std::vector<std::string> all = {PQC_BENCH_BIN};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -105,8 +106,8 @@ TEST(CapacityRun, ReportNamesTheCostAgainstClassical) {
   const fs::path scenario = tmp.path() / "cap.toml";
   std::ofstream(scenario) << kScenario;
   const fs::path results = tmp.path() / "results";
-  const int rc = Run({"run", scenario.string(), "--results", results.string()}, tmp.path(),
-                     std::chrono::seconds(120));
+  const int rc = RunBench({"run", scenario.string(), "--results", results.string()}, tmp.path(),
+                          std::chrono::seconds(120));
   const std::string out = ReadAll(tmp.path() / "stdout.txt");
   const std::string err = ReadAll(tmp.path() / "stderr.txt");
   ASSERT_EQ(rc, 0) << out << err;
