@@ -88,7 +88,8 @@ ordered_json CapacityJson(const std::vector<CapacityArm>& arms, double confidenc
   ordered_json doc;
   doc["basis"] =
       "one value per trial: the server process tree's own CPU (rusage user + sys) divided by "
-      "the handshakes it completed in that trial; mean over trials, Student t interval over "
+      "the handshakes it completed in that trial (nginx counts none: the client's completed "
+      "handshakes, warm-up included like the CPU); mean over trials, Student t interval over "
       "trials; handshakes/s per core = 1e6 / that mean";
   doc["confidence"] = confidence;
   std::vector<MeanInterval> cpu(arms.size());

@@ -273,12 +273,13 @@ ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std
 }
 
 // CapacityInput: what capacity.h needs of an arm: its trials' own server CPU and handshakes.
-CapacityArm CapacityInput(const ArmData& a) {
+// Runs before the target setting existed stored no per-arm target: theirs is the run's.
+CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
   const results::StoredArm& arm = *a.arm;
   CapacityArm c;
   c.id = arm.id;
   c.label = arm.label;
-  c.target = arm.settings.value("target", "embedded");
+  c.target = arm.settings.value("target", run_target);
   c.group = arm.settings.value("group", "");
   c.chain = arm.settings.value("chain", "");
   // Every setting but the cryptography's (and the target, compared on its own): a baseline
@@ -390,7 +391,7 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
   doc["arms"] = std::move(arm_list);
   doc["comparisons"] = arms.empty() ? ordered_json::array() : Comparisons(arms, varying, bo);
   std::vector<CapacityArm> capacity;
-  for (const ArmData& a : arms) capacity.push_back(CapacityInput(a));
+  for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));
   doc["capacity"] = CapacityJson(capacity, options.confidence);
   ordered_json trials = ordered_json::array();
   std::map<uint32_t, uint32_t> per_arm;
