@@ -50,12 +50,17 @@ int LoadMain(int argc, char** argv) {
   uint32_t requests = 0;
   unsigned threads = 1;
   uint32_t max_inflight = 10000;
+  uint32_t closed_loop = 0;
   uint64_t seed = 1;
   app.add_option("--target", target, "HOST:PORT of the TLS server")->required();
   app.add_option("--mode", mode, "fresh | reuse | resume | mix")->capture_default_str();
   app.add_option("--mix", mix, "weights for --mode mix, e.g. resume:80,fresh:20");
   app.add_option("--rate", rate, "new connections per second, open loop (e.g. 300)")
       ->capture_default_str();
+  app.add_option("--closed-loop", closed_loop,
+                 "closed loop instead: keep N connections in flight, each replaced when it ends "
+                 "(--rate unused; for server capacity, not open-loop latency)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--arrivals", arrivals, "uniform | poisson")->capture_default_str();
   app.add_option("--duration", duration, "measured phase (e.g. 30s)")->capture_default_str();
   app.add_option("--warmup", warmup, "discarded phase before it; collects tickets for resume")
@@ -111,6 +116,7 @@ int LoadMain(int argc, char** argv) {
   auto r = ParseRate(rate);
   if (!r) return fail(r.error());
   o.rate = *r;
+  o.closed_loop = closed_loop;
   if (arrivals != "uniform" && arrivals != "poisson") {
     return fail(MakeError(ErrorKind::kUsage, fmt::format("--arrivals '{}': valid are uniform, "
                                                          "poisson",

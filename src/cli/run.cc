@@ -5,11 +5,11 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/serve_nginx.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
 #include "results/run_reader.h"
@@ -62,7 +62,8 @@ int RunMain(int argc, char** argv) {
       ->capture_default_str();
   auto* resume_opt =
       app.add_option("--resume", resume, "finish an interrupted run (its results directory)");
-  app.add_option("--nginx", nginx, "nginx binary for target = \"nginx\" (default: $PQC_NGINX)");
+  app.add_option("--nginx", nginx,
+                 "nginx binary for target = \"nginx\" (default: $PQC_NGINX, else the build's)");
   app.add_flag("--strict", strict, "exit 1 when a trial is invalid or an arm failed");
   resume_opt->excludes(file_opt);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
@@ -82,8 +83,18 @@ int RunMain(int argc, char** argv) {
   ro.results_root = results_root;
   ro.resume_dir = resume;
   ro.self_exe = SelfExe();
-  if (nginx.empty() && std::getenv("PQC_NGINX") != nullptr) nginx = std::getenv("PQC_NGINX");
+  if (nginx.empty()) nginx = DefaultNginxExe();
   ro.nginx_exe = nginx;
+  // Before any measuring: an nginx arm with no nginx to start would fail at its first trial.
+  for (const scenario::Arm& a : plan->arms) {
+    if (a.settings.target == "nginx" && nginx.empty()) {
+      return ReportError(
+          "run", MakeError(ErrorKind::kUsage, "arm '" + a.label +
+                                                  "' runs on nginx, and no nginx is known: pass "
+                                                  "--nginx PATH or set PQC_NGINX (scripts/setup.sh "
+                                                  "builds it and prints it in env.sh)"));
+    }
+  }
   ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}};
   fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
              sc->trials, plan->trials.size(), resume.empty() ? "" : " (resuming)");

@@ -27,6 +27,11 @@ struct LoadOptions {
   std::string mode_text = "fresh";        // as given: fresh|reuse|resume|mix
   std::vector<MixWeight> mix;             // one entry unless mode is mix
   double rate = 100;                      // new connections per second (all threads)
+  // closed_loop > 0: a closed loop instead of the open-loop schedule — this many connections
+  // in flight at all times (over all threads), each finished one replaced at once, `rate`
+  // unused. For capacity: the server's pace sets the rate. Its latencies include queueing
+  // behind the other connections, so they are not the open-loop latencies.
+  uint32_t closed_loop = 0;
   Arrivals arrivals = Arrivals::kUniform;
   Nanos duration = 10'000'000'000;  // measured phase
   Nanos warmup = 1'000'000'000;     // discarded (and tickets collected for resume)

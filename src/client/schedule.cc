@@ -45,4 +45,9 @@ std::optional<Arrival> Schedule::Next() {
   return Arrival{at, PickMode(), at >= measure_from_};
 }
 
+std::optional<Arrival> Schedule::NextClosed(Nanos now) {
+  if (now >= end_) return std::nullopt;
+  return Arrival{now, PickMode(), now >= measure_from_};
+}
+
 }  // namespace pqc

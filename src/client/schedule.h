@@ -27,6 +27,9 @@ class Schedule {
 
   // Next: the next arrival, or nullopt once past warm-up + duration.
   std::optional<Arrival> Next();
+  // NextClosed: a closed loop's next connection, starting `now` (so its lag is zero), or
+  // nullopt once past warm-up + duration.
+  std::optional<Arrival> NextClosed(Nanos now);
 
  private:
   ConnMode PickMode();

@@ -63,7 +63,11 @@ void Worker::Run(Nanos start) {
   schedule_.emplace(options_, index_, threads_, start);
   measure_start_ = start + options_.warmup;
   loop_->AddTimer(measure_start_, [this] { MarkMeasureStart(); });
-  ScheduleNext();
+  if (options_.closed_loop > 0) {
+    loop_->AddTimer(start, [this] { Refill(ClosedLoopShare()); });
+  } else {
+    ScheduleNext();
+  }
   auto sweep = [this](auto& self) -> void {
     Sweep();
     loop_->AddTimer(MonotonicNow() + kSweepInterval, [this, self] { self(self); });
@@ -111,6 +115,23 @@ void Worker::ScheduleNext() {
   });
 }
 
+uint32_t Worker::ClosedLoopShare() const {
+  const uint32_t n = options_.closed_loop;
+  return n / threads_ + (index_ < n % threads_ ? 1 : 0);
+}
+
+void Worker::Refill(size_t finished) {
+  for (size_t i = 0; i < finished && !scheduling_done_; ++i) {
+    std::optional<Arrival> a = schedule_->NextClosed(MonotonicNow());
+    if (!a) {
+      scheduling_done_ = true;
+      drain_deadline_ = MonotonicNow() + options_.timeout;
+      return;
+    }
+    StartConnection(*a);
+  }
+}
+
 void Worker::StartConnection(const Arrival& arrival) {
   const uint32_t limit = std::max<uint32_t>(1, options_.max_inflight / threads_);
   if (live_.size() >= limit) {
@@ -142,6 +163,9 @@ void Worker::Sweep() {
 }
 
 void Worker::Collect() {
+  // A connection that fails at once lands in env_.finished during Refill; it is collected on
+  // the next pass, never while this loop walks the list.
+  const size_t finished = env_.finished.size();
   for (Connection* c : env_.finished) {
     ConnectionRecord& rec = c->record();
     rec.first_request = static_cast<uint32_t>(requests_.size());
@@ -164,6 +188,9 @@ void Worker::Collect() {
     live_.pop_back();
   }
   env_.finished.clear();
+  if (options_.closed_loop > 0 && !stop_requested_.load(std::memory_order_acquire)) {
+    Refill(finished);
+  }
 }
 
 void Worker::Publish() {

@@ -52,6 +52,10 @@ class Worker {
   Worker(const LoadOptions& options, unsigned index, unsigned threads,
          std::unique_ptr<EventLoop> loop, SslCtxPtr ctx);
   void ScheduleNext();
+  // ClosedLoopShare: this thread's part of options.closed_loop.
+  uint32_t ClosedLoopShare() const;
+  // Refill: closed loop — start one connection per finished one, or end the scheduling.
+  void Refill(size_t finished);
   void StartConnection(const Arrival& arrival);
   void Sweep();
   void Collect();

@@ -11,6 +11,7 @@
 
 #include "report/chart_scripts.h"
 #include "report/chart_specs.h"
+#include "report/cpu_tables.h"
 #include "report/html_text.h"
 #include "report/summary_fields.h"
 
@@ -166,6 +167,33 @@ void WriteArmTable(const json& summary, std::ostream& out) {
   out << "</table>\n";
 }
 
+// WriteCpuTables: measured CPU vs floor, and capacity (the same tables as the terminal's).
+void WriteCpuTables(const json& summary, std::ostream& out) {
+  for (const report::TitledTable& t :
+       {report::FloorTable(summary), report::CapacityTable(summary)}) {
+    if (t.table.rows.empty()) continue;
+    out << "<h2>" << HtmlEscape(t.title) << "</h2>\n<p class=\"muted\">" << HtmlEscape(t.note)
+        << "</p>\n<table id=\"" << HtmlEscape(t.id) << "\">\n<tr>";
+    for (size_t c = 0; c < t.table.headers.size(); ++c) {
+      const bool num = c < t.table.right.size() && t.table.right[c];
+      out << (num ? "<th class=\"num\">" : "<th>") << HtmlEscape(t.table.headers[c]) << "</th>";
+    }
+    out << "</tr>\n";
+    for (const auto& row : t.table.rows) {
+      out << "<tr>";
+      for (size_t c = 0; c < row.size(); ++c) {
+        out << Cell(row[c], c < t.table.right.size() && t.table.right[c]);
+      }
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+    if (t.lines.empty()) continue;
+    out << "<ul id=\"" << HtmlEscape(t.id) << "-lines\">\n";
+    for (const std::string& l : t.lines) out << "<li>" << HtmlEscape(l) << "</li>\n";
+    out << "</ul>\n";
+  }
+}
+
 void WriteComparisons(const json& summary, std::ostream& out) {
   std::vector<const json*> comparisons = report::Items(summary, "comparisons");
   out << "<h2>Comparisons</h2>\n";
@@ -286,6 +314,7 @@ Status WriteHtmlReport(const json& summary, std::ostream& out) {
   out << "<h1>" << HtmlEscape(title) << "</h1>\n";
   WriteFacts(*run, out);
   WriteArmTable(summary, out);
+  WriteCpuTables(summary, out);
   WriteComparisons(summary, out);
   WriteWarnings(summary, out);
   WriteCharts(summary, charts, out);

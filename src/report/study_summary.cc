@@ -8,6 +8,7 @@
 
 #include "client/summary.h"
 #include "core/units.h"
+#include "report/capacity.h"
 #include "scenario/scenario.h"
 #include "stats/bootstrap.h"
 #include "stats/outlier_trials.h"
@@ -192,14 +193,22 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
                 // The same flight as TCP segments: the initial window counts segments (10),
                 // and a server that writes its flight in pieces fills them partly.
                 {"server_first_flight_segments", Num(Mean(a.segments, a.segments_n))}};
-  j["cpu"] = {
-      {"server_us_per_handshake",
-       Num(a.server_handshakes > 0 ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
-                                   : NAN)},
-      {"client_us_per_connection",
-       Num(a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections) : NAN)},
-      {"floor_server_us", nullptr},
-      {"floor_client_us", nullptr}};
+  // Measured next to the floor priced at the run's start (null in schema-1 files), and the
+  // overhead ratio: what the TLS stack, HTTP, the kernel and the tool add on top of the
+  // unavoidable public-key operations.
+  const double server_us = a.server_handshakes > 0
+                               ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
+                               : NAN;
+  const double client_us =
+      a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections) : NAN;
+  const double floor_server = arm.floor ? arm.floor->server_us : NAN;
+  const double floor_client = arm.floor ? arm.floor->client_us : NAN;
+  j["cpu"] = {{"server_us_per_handshake", Num(server_us)},
+              {"client_us_per_connection", Num(client_us)},
+              {"floor_server_us", Num(floor_server)},
+              {"floor_client_us", Num(floor_client)},
+              {"server_floor_ratio", Num(floor_server > 0 ? server_us / floor_server : NAN)},
+              {"client_floor_ratio", Num(floor_client > 0 ? client_us / floor_client : NAN)}};
   ordered_json outliers = ordered_json::array();
   for (Phase p : {Phase::kHandshake, Phase::kTtfb, Phase::kTotal}) {
     const auto& s = a.phases[static_cast<size_t>(p)];
@@ -267,6 +276,39 @@ ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std
     }
   }
   return out;
+}
+
+// CapacityInput: what capacity.h needs of an arm: its trials' own server CPU and handshakes.
+// Runs before the target setting existed stored no per-arm target: theirs is the run's.
+CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
+  const results::StoredArm& arm = *a.arm;
+  CapacityArm c;
+  c.id = arm.id;
+  c.label = arm.label;
+  c.target = arm.settings.value("target", run_target);
+  c.group = arm.settings.value("group", "");
+  c.chain = arm.settings.value("chain", "");
+  // Every setting but the cryptography's (and the target, compared on its own): a baseline
+  // must have run the same load, whatever the matrix factors are called.
+  for (const auto& [k, v] : arm.settings.items()) {
+    if (k != "group" && k != "client_groups" && k != "key_shares" && k != "server_groups" &&
+        k != "chain" && k != "target") {
+      c.other_factors.emplace_back(k, v.dump());
+    }
+  }
+  c.failed = arm.status == "failed";
+  c.from_invalid = a.from_invalid();
+  for (const results::StoredTrial* t : a.used) {
+    if (t->server_cpu_s && t->server_handshakes) {
+      const double wall =
+          t->target.is_object() && t->target.contains("wall_s") && t->target["wall_s"].is_number()
+              ? t->target["wall_s"].get<double>()
+              : 0.0;
+      c.trials.push_back({t->block, *t->server_cpu_s, *t->server_handshakes, wall});
+    }
+  }
+  if (arm.floor) c.floor_server_us = arm.floor->server_us;
+  return c;
 }
 
 double SummaryPhase(const nlohmann::json& summary, const char* phase, const char* stat) {
@@ -354,6 +396,9 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
   for (const ArmData& a : arms) arm_list.push_back(ArmJson(a, rtts, bo, planned_per_arm));
   doc["arms"] = std::move(arm_list);
   doc["comparisons"] = arms.empty() ? ordered_json::array() : Comparisons(arms, varying, bo);
+  std::vector<CapacityArm> capacity;
+  for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));
+  doc["capacity"] = CapacityJson(capacity, options.confidence);
   ordered_json trials = ordered_json::array();
   std::map<uint32_t, uint32_t> per_arm;
   for (const results::StoredTrial& t : run.trials) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/cpu_tables.h"
 #include "report/table.h"
 
 namespace pqc::report {
@@ -24,9 +25,6 @@ std::string Ms(double us) {
 }
 std::string Bytes(double b) {
   return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-";
-}
-std::string Us(double us) {
-  return std::isfinite(us) ? fmt::format("{:.1f}", us) : "-";
 }
 
 // Overhead: the comparison of `arm` against its baseline in the first varying factor, for
@@ -113,24 +111,16 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
 
 void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
   Table t;
-  t.headers = {"arm",
-               "ClientHello B",
-               "Certificate B",
-               "CertVerify B",
-               "server flight B",
-               "server CPU us/handshake",
-               "client CPU us/conn"};
-  t.right = {false, true, true, true, true, true, true};
+  t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B"};
+  t.right = {false, true, true, true, true};
   for (const auto& a : s["arms"]) {
     if (a["status"] == "failed") continue;
     const ordered_json& b = a["bytes"];
     t.rows.push_back({Label(a), Bytes(Get(b, "client_hello")), Bytes(Get(b, "certificate")),
-                      Bytes(Get(b, "certificate_verify")), Bytes(Get(b, "server_first_flight")),
-                      Us(Get(a["cpu"], "server_us_per_handshake")),
-                      Us(Get(a["cpu"], "client_us_per_connection"))});
+                      Bytes(Get(b, "certificate_verify")), Bytes(Get(b, "server_first_flight"))});
   }
   if (t.rows.empty()) return;
-  Heading(out, style, "bytes on the wire and CPU (means)");
+  Heading(out, style, "bytes on the wire (means)");
   Print(out, style, t);
 }
 
@@ -190,6 +180,22 @@ void RoundTripTable(std::ostream& out, const ordered_json& s, TextStyle style) {
   Print(out, style, t);
 }
 
+// CpuSections: measured CPU vs the crypto floor, and the capacity view (cpu_tables.h).
+void CpuSections(std::ostream& out, const ordered_json& s, TextStyle style) {
+  const nlohmann::json plain = nlohmann::json::parse(s.dump());
+  for (const TitledTable& t : {FloorTable(plain), CapacityTable(plain)}) {
+    if (t.table.rows.empty()) continue;
+    Heading(out, style, t.title);
+    out << (style == TextStyle::kMarkdown ? "" : "  ") << t.note << "\n";
+    if (style == TextStyle::kMarkdown) out << '\n';
+    Print(out, style, t.table);
+    if (!t.lines.empty() && style == TextStyle::kMarkdown) out << '\n';
+    for (const std::string& l : t.lines) {
+      out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
+    }
+  }
+}
+
 void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
   std::vector<std::string> lines;
   for (const auto& a : s["arms"]) {
@@ -241,6 +247,7 @@ void WriteStudyText(std::ostream& out, const ordered_json& s, TextStyle style) {
   Header(out, s, style);
   for (const char* phase : kPhases) PhaseTable(out, s, style, phase);
   CostTable(out, s, style);
+  CpuSections(out, s, style);
   RoundTripTable(out, s, style);
   Problems(out, s, style);
 }

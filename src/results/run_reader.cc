@@ -60,10 +60,16 @@ Result<Db> OpenResults(const std::string& path) {
 Result<StoredRun> ReadRun(Db& db) {
   StoredRun run;
   run.path = db.path();
-  auto r = db.Prepare(
+  auto version = SchemaVersion(db);
+  if (!version) return version.error();
+  run.schema_version = *version;
+  // Version 1 has no floors: the same shape of row, with NULL in their place.
+  const bool floors = *version >= 2;
+  auto r = db.Prepare(fmt::format(
       "SELECT scenario, scenario_file, scenario_text, title, options_json, tool_version, "
       "git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, seed, "
-      "trials_planned, started, ended, complete FROM run WHERE id = 1");
+      "trials_planned, started, ended, complete, {} FROM run WHERE id = 1",
+      floors ? "speed_json" : "NULL"));
   if (!r) return r.error();
   auto row = r->Step();
   if (!row) return row.error();
@@ -90,9 +96,15 @@ Result<StoredRun> ReadRun(Db& db) {
   i.started = r->Text(15);
   run.ended = r->Text(16);
   run.complete = r->Int(17) != 0;
+  if (!r->IsNull(18)) {
+    auto speed = ParseJson(r->Text(18), "run.speed_json");
+    if (!speed) return speed.error();
+    i.speed = std::move(*speed);
+  }
 
-  auto a = db.Prepare(
-      "SELECT id, label, factors_json, settings_json, status, failure FROM arms ORDER BY id");
+  auto a = db.Prepare(fmt::format(
+      "SELECT id, label, factors_json, settings_json, status, failure, {} FROM arms ORDER BY id",
+      floors ? "floor_client_us, floor_server_us, floor_json" : "NULL, NULL, NULL"));
   if (!a) return a.error();
   for (;;) {
     auto more = a->Step();
@@ -109,6 +121,15 @@ Result<StoredRun> ReadRun(Db& db) {
     arm.settings = std::move(*s);
     arm.status = a->Text(4);
     arm.failure = a->Text(5);
+    if (!a->IsNull(6) && !a->IsNull(7)) {
+      results::ArmFloor floor{a->Real(6), a->Real(7), nullptr};
+      if (!a->IsNull(8)) {
+        auto detail = ParseJson(a->Text(8), "arms.floor_json");
+        if (!detail) return detail.error();
+        floor.detail = std::move(*detail);
+      }
+      arm.floor = std::move(floor);
+    }
     run.arms.push_back(std::move(arm));
   }
 
@@ -153,12 +174,16 @@ Result<StoredRun> ReadRun(Db& db) {
 
 Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
   TrialRecords out;
-  auto c = db.Prepare(
+  auto version = SchemaVersion(db);
+  if (!version) return version.error();
+  // Version 1 has no segment counts: 0, which every reader takes as unknown.
+  auto c = db.Prepare(fmt::format(
       "SELECT id, thread, mode, measured, offered_session, intended_start, actual_start, "
       "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
-      "handshake_segments_read FROM connections WHERE trial_id = ?1 ORDER BY id");
+      "{} FROM connections WHERE trial_id = ?1 ORDER BY id",
+      *version >= 2 ? "handshake_segments_read" : "0"));
   auto q = db.Prepare(
       "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
       "trial_id = ?1 ORDER BY conn_id, seq");

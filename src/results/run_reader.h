@@ -25,6 +25,7 @@ struct StoredArm {
   nlohmann::json settings;
   std::string status;  // pending | measured | failed
   std::string failure;
+  std::optional<ArmFloor> floor;  // absent in schema version 1 files and unpriced arms
 };
 
 struct StoredTrial {
@@ -42,6 +43,7 @@ struct StoredTrial {
 
 struct StoredRun {
   std::string path;
+  int schema_version = 0;
   RunInfo info;
   std::string ended;  // empty while running or after a crash
   bool complete = false;

@@ -126,8 +126,8 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   auto ins = d.Prepare(
       "INSERT INTO run (id, scenario, scenario_file, scenario_text, title, options_json, "
       "tool_version, git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, "
-      "seed, trials_planned, started) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-      "?12, ?13, ?14, ?15, ?16)");
+      "seed, trials_planned, started, speed_json) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
   if (!ins) return ins.error();
   Stmt& s = *ins;
   s.Bind(1, run.scenario);
@@ -146,15 +146,28 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   s.Bind(14, static_cast<int64_t>(run.seed));
   s.Bind(15, int64_t{run.trials_planned});
   s.Bind(16, run.started);
+  if (run.speed.is_null()) {
+    s.BindNull(17);
+  } else {
+    s.Bind(17, run.speed.dump());
+  }
   if (Status st = s.Run(); !st) return st.error();
   auto arm = d.Prepare(
-      "INSERT INTO arms (id, label, factors_json, settings_json) VALUES (?1, ?2, ?3, ?4)");
+      "INSERT INTO arms (id, label, factors_json, settings_json, floor_client_us, floor_server_us, "
+      "floor_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if (!arm) return arm.error();
   for (const ArmRow& a : arms) {
     arm->Bind(1, int64_t{a.id});
     arm->Bind(2, a.label);
     arm->Bind(3, a.factors.dump());
     arm->Bind(4, a.settings.dump());
+    if (a.floor) {
+      arm->Bind(5, a.floor->client_us);
+      arm->Bind(6, a.floor->server_us);
+      arm->Bind(7, a.floor->detail.dump());
+    } else {
+      for (int i = 5; i <= 7; ++i) arm->BindNull(i);
+    }
     if (Status st = arm->Run(); !st) return st.error();
   }
   if (Status st = tx->Commit(); !st) return st.error();

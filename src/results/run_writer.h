@@ -26,6 +26,16 @@ struct RunInfo {
   uint64_t seed = 0;
   uint32_t trials_planned = 0;
   std::string started;  // UTC, ISO 8601
+  // speed: the primitive timings the arms' crypto floors were priced with, measured at the
+  // start of the run on this machine (SpeedJson); null when not measured.
+  nlohmann::json speed;
+};
+
+// ArmFloor: an arm's predicted crypto CPU per handshake (speed/crypto_floor.h) on each side.
+// For a mode mix it is the mix's weighted mean of the fresh and resumed floors.
+struct ArmFloor {
+  double client_us = 0, server_us = 0;
+  nlohmann::json detail;  // how it was priced: terms, mode weights
 };
 
 struct ArmRow {
@@ -33,6 +43,7 @@ struct ArmRow {
   std::string label;
   nlohmann::ordered_json factors;  // {"group": "X25519", …} in factor order
   nlohmann::json settings;         // ArmSettings as JSON
+  std::optional<ArmFloor> floor;   // absent when it could not be priced
 };
 
 // TrialRow: one finished trial. `load` holds its raw connections and requests.

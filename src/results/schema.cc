@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 namespace pqc::results {
 namespace {
 
@@ -14,10 +16,12 @@ CREATE TABLE run(
   tool_version TEXT NOT NULL, git_commit TEXT NOT NULL, openssl_version TEXT NOT NULL,
   cpu_model TEXT NOT NULL, cores INTEGER NOT NULL, kernel TEXT NOT NULL, hostname TEXT NOT NULL,
   target TEXT NOT NULL, seed INTEGER NOT NULL, trials_planned INTEGER NOT NULL,
-  started TEXT NOT NULL, ended TEXT, complete INTEGER NOT NULL DEFAULT 0);
+  started TEXT NOT NULL, ended TEXT, complete INTEGER NOT NULL DEFAULT 0,
+  speed_json TEXT);
 CREATE TABLE arms(
   id INTEGER PRIMARY KEY, label TEXT NOT NULL, factors_json TEXT NOT NULL,
-  settings_json TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', failure TEXT);
+  settings_json TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', failure TEXT,
+  floor_client_us REAL, floor_server_us REAL, floor_json TEXT);
 CREATE TABLE trials(
   id INTEGER PRIMARY KEY, arm_id INTEGER NOT NULL REFERENCES arms(id),
   block INTEGER NOT NULL, seq INTEGER NOT NULL UNIQUE,
@@ -56,6 +60,30 @@ Status CreateSchema(Db& db) {
                              kSchemaName, kSchemaVersion));
 }
 
+namespace {
+
+// Meta: the meta table's schema marker and version ("" when absent).
+struct Meta {
+  std::string schema, version;
+};
+
+Result<Meta> ReadMeta(Db& db) {
+  auto stmt = db.Prepare("SELECT key, value FROM meta");
+  if (!stmt) return stmt.error();
+  Meta m;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::string key = stmt->Text(0);
+    if (key == "schema") m.schema = stmt->Text(1);
+    if (key == "version") m.version = stmt->Text(1);
+  }
+  return m;
+}
+
+}  // namespace
+
 Status CheckSchema(Db& db) {
   auto not_ours = [&](std::string_view why) {
     return MakeError(ErrorKind::kConfig,
@@ -63,23 +91,27 @@ Status CheckSchema(Db& db) {
                                  "results.sqlite that `pqc-bench run` wrote, or its directory",
                                  db.path(), why));
   };
-  auto stmt = db.Prepare("SELECT key, value FROM meta");
-  if (!stmt) return not_ours(stmt.error().message);
-  std::string schema, version;
-  for (;;) {
-    auto row = stmt->Step();
-    if (!row) return not_ours(row.error().message);
-    if (!*row) break;
-    (stmt->Text(0) == "schema" ? schema : version) = stmt->Text(1);
+  auto meta = ReadMeta(db);
+  if (!meta) return not_ours(meta.error().message);
+  if (meta->schema != kSchemaName) return not_ours("no pqc-bench schema marker");
+  bool known = false;
+  for (int v = kOldestReadableVersion; v <= kSchemaVersion; ++v) {
+    known = known || meta->version == std::to_string(v);
   }
-  if (schema != kSchemaName) return not_ours("no pqc-bench schema marker");
-  if (version != std::to_string(kSchemaVersion)) {
+  if (!known) {
     return MakeError(ErrorKind::kConfig,
-                     fmt::format("{}: results schema version {} (this pqc-bench reads version {}); "
-                                 "use the pqc-bench that wrote it",
-                                 db.path(), version, kSchemaVersion));
+                     fmt::format("{}: results schema version {} (this pqc-bench reads versions "
+                                 "{} to {}); use the pqc-bench that wrote it",
+                                 db.path(), meta->version, kOldestReadableVersion, kSchemaVersion));
   }
   return {};
+}
+
+Result<int> SchemaVersion(Db& db) {
+  if (Status st = CheckSchema(db); !st) return st.error();
+  auto meta = ReadMeta(db);
+  if (!meta) return meta.error();
+  return std::stoi(meta->version);
 }
 
 }  // namespace pqc::results

@@ -13,7 +13,11 @@
 namespace pqc::results {
 
 inline constexpr std::string_view kSchemaName = "pqc-bench-results";
+// Version 2 added each arm's crypto floor (arms.floor_*), the run's speed table
+// (run.speed_json) and each connection's handshake_segments_read. Version 1 files are still
+// read; their floors are null and their segment counts 0 (unknown).
 inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.
 Status CreateSchema(Db& db);
@@ -22,5 +26,9 @@ Status CreateSchema(Db& db);
 // what the file is instead ("not a pqc-bench results database", "written by a newer
 // version") rather than failing later on a missing table.
 Status CheckSchema(Db& db);
+
+// SchemaVersion: the version of a database CheckSchema accepted (the reader selects the
+// columns that version has).
+Result<int> SchemaVersion(Db& db);
 
 }  // namespace pqc::results

@@ -15,6 +15,7 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   if (!mix) return mix.error();
   o.mix = std::move(*mix);
   o.rate = EffectiveRate(s);
+  o.closed_loop = s.closed_loop;
   o.arrivals = s.arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kUniform;
   o.duration = s.duration;
   o.warmup = s.warmup;

@@ -125,6 +125,11 @@ Status CheckArrivals(const std::string& text) {
   return Bad(fmt::format("'{}' is not an arrival process (valid: uniform, poisson)", text));
 }
 
+Status CheckTarget(const std::string& text) {
+  if (text == "embedded" || text == "nginx" || text == "external") return {};
+  return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
+}
+
 Status CheckNetwork(const std::string& text) {
   if (text.empty()) return Bad("must name a network profile (\"loopback\" or one of [networks.*])");
   return {};  // existence is checked against the scenario's [networks] when the plan is made
@@ -192,6 +197,11 @@ constexpr std::array kKeys = {
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::chain>(v, s, &CheckChain);
                }},
+    SettingKey{"target", "target",
+               "server of the arm: embedded | nginx | external (in [target], spelt kind)",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::target>(v, s, &CheckTarget);
+               }},
     SettingKey{"target", "tickets", "server issues session tickets (true/false)",
                &SetBool<&ArmSettings::tickets>},
     SettingKey{"target", "session_cache", "server-side session cache (true/false)",
@@ -208,6 +218,9 @@ constexpr std::array kKeys = {
     SettingKey{"load", "concurrency",
                "open keep-alive connections to hold (sets rate from requests × request_interval)",
                &SetCount<&ArmSettings::concurrency, 1, 100000>},
+    SettingKey{"load", "closed_loop",
+               "connections kept in flight, each replaced when it ends (closed loop; rate unused)",
+               &SetCount<&ArmSettings::closed_loop, 1, 100000>},
     SettingKey{"load", "arrivals", "uniform | poisson",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::arrivals>(v, s, &CheckArrivals);
@@ -322,6 +335,9 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
           "lives requests × request_interval, and rate = concurrency / that lifetime)");
     }
   }
+  if (s.closed_loop > 0 && s.concurrency > 0) {
+    return fail("closed_loop and concurrency both fix how many connections are open; give one");
+  }
   if (s.mode == "resume" && !s.tickets && !s.session_cache) {
     return fail("mode resume needs tickets or session_cache on the server");
   }
@@ -341,10 +357,12 @@ nlohmann::json ToJson(const ArmSettings& s) {
           {"chain", s.chain},
           {"tickets", s.tickets},
           {"session_cache", s.session_cache},
+          {"target", s.target},
           {"mode", s.mode},
           {"payload", s.payload},
           {"rate", EffectiveRate(s)},
           {"concurrency", s.concurrency},
+          {"closed_loop", s.closed_loop},
           {"arrivals", s.arrivals},
           {"duration", FormatNanos(s.duration)},
           {"warmup", FormatNanos(s.warmup)},

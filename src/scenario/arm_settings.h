@@ -31,12 +31,17 @@ struct ArmSettings {
   std::string chain = "ecdsa-p256";
   bool tickets = true;
   bool session_cache = true;
+  // The server a trial runs against: "embedded" | "nginx" | "external". A setting (not only
+  // the file's [target] kind) so that a matrix can compare servers arm by arm
+  // (target = ["embedded", "nginx"]) and `run --set target=nginx` can retarget any scenario.
+  std::string target = "embedded";
 
   // Load shape of one trial.
   std::string mode = "fresh";  // fresh | reuse | resume | a mix such as "resume:80,fresh:20"
   std::string payload = "OK";  // "OK" requests / (3 bytes); else a size for /payload/<size>
   double rate = 100;           // new connections per second
   uint32_t concurrency = 0;    // > 0: rate = concurrency / (requests × request_interval)
+  uint32_t closed_loop = 0;    // > 0: that many connections always in flight, rate unused
   std::string arrivals = "uniform";
   Nanos duration = 10'000'000'000;
   Nanos warmup = 2'000'000'000;

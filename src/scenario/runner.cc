@@ -17,6 +17,7 @@
 #include "link/netns.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
+#include "scenario/arm_floor.h"
 #include "scenario/arm_options.h"
 #include "scenario/cert_store.h"
 #include "scenario/run_facts.h"
@@ -57,9 +58,10 @@ class StopSignals {
   sigset_t old_{};
 };
 
-Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const RunOptions& o) {
-  if (s.target == "embedded") return target::MakeEmbeddedTarget(o.self_exe);
-  if (s.target == "nginx") {
+Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const std::string& kind,
+                                                   const RunOptions& o) {
+  if (kind == "embedded") return target::MakeEmbeddedTarget(o.self_exe);
+  if (kind == "nginx") {
     if (o.nginx_exe.empty()) {
       return MakeError(ErrorKind::kConfig,
                        "target nginx: no nginx binary known (run scripts/setup.sh, which builds "
@@ -129,8 +131,6 @@ class Runner {
                          std::set<uint32_t> failed_arms) {
     RunOutcome out;
     out.dir = dir_;
-    auto target = MakeTarget(s_, o_);
-    if (!target) return target.error();
     const size_t total = p_.trials.size();
     size_t finished = done.size();
     for (const PlannedTrial& t : p_.trials) {
@@ -143,6 +143,8 @@ class Runner {
       }
       fmt::print(o_.log, "[{}/{}] {} (block {})\n", finished + 1, total, arm.label, t.block + 1);
       std::fflush(o_.log);
+      auto target = TargetFor(arm.settings.target);
+      if (!target) return target.error();
       auto trial = RunTrial(**target, arm, t);
       if (!trial) {
         // The arm cannot run here: record why, once, and go on with the other arms.
@@ -175,6 +177,18 @@ class Runner {
     LoadResult load;
     LoadSummary summary;
   };
+
+  // TargetFor: one driver per target kind, made when an arm first needs it (a matrix may
+  // compare the embedded server with nginx arm by arm).
+  Result<target::Target*> TargetFor(const std::string& kind) {
+    auto it = targets_.find(kind);
+    if (it == targets_.end()) {
+      auto made = MakeTarget(s_, kind, o_);
+      if (!made) return made.error();
+      it = targets_.emplace(kind, std::move(*made)).first;
+    }
+    return it->second.get();
+  }
 
   Result<TrialOutput> RunTrial(target::Target& target, const Arm& arm, const PlannedTrial& t) {
     const ArmSettings& s = arm.settings;
@@ -270,6 +284,7 @@ class Runner {
   const RunOptions& o_;
   std::string dir_;
   CertStore certs_;
+  std::map<std::string, std::unique_ptr<target::Target>> targets_;
   StopSignals signals_;
 };
 
@@ -294,11 +309,21 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     info.seed = scenario.seed;
     info.trials_planned = static_cast<uint32_t>(plan.trials.size());
     info.started = UtcIso(UnixNowNs());
+    // The floors first: measured while nothing else of the run competes for the CPU.
+    const int64_t floor_start = MonotonicNow();
+    auto floors = MeasureArmFloors(plan.arms);
+    if (!floors) return floors.error();
+    fmt::print(options.log, "crypto floors: {} primitives measured in {:.1f} s\n",
+               floors->speed.is_null() ? 0 : floors->speed["entries"].size(),
+               static_cast<double>(MonotonicNow() - floor_start) / 1e9);
+    for (const std::string& note : floors->notes) fmt::print(options.log, "  {}\n", note);
+    info.speed = std::move(floors->speed);
     std::vector<results::ArmRow> arms;
-    for (const Arm& a : plan.arms) {
+    for (size_t i = 0; i < plan.arms.size(); ++i) {
+      const Arm& a = plan.arms[i];
       nlohmann::ordered_json factors = nlohmann::ordered_json::object();
       for (const auto& [k, v] : a.factors) factors[k] = v;
-      arms.push_back({a.id, a.label, std::move(factors), ToJson(a.settings)});
+      arms.push_back({a.id, a.label, std::move(factors), ToJson(a.settings), floors->arms[i]});
     }
     auto w = results::RunWriter::Create(db_path, info, arms);
     if (!w) return w.error();

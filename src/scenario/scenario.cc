@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -77,7 +78,7 @@ Status ParseSettingsSection(const Where& where, const toml::table& root, std::st
       if (!kind || (*kind != "embedded" && *kind != "nginx" && *kind != "external")) {
         return where(value, "kind must be \"embedded\", \"nginx\" or \"external\"");
       }
-      scenario->target = *kind;
+      base.target = *kind;  // the `target` setting; a matrix or --set may change it per arm
       continue;
     }
     if (section == "target" && key.str() == "address") {
@@ -299,6 +300,31 @@ Status CheckNetworksExist(const Where& where, const toml::table& root, const Sce
   return {};
 }
 
+// CheckTargets: an external target needs its address, whether the base or a factor names it.
+// Scenario::target becomes the kinds the arms may use ("embedded", "embedded, nginx").
+Status CheckTargets(const std::string& file, Scenario& s) {
+  std::vector<std::string> kinds = {s.base.target};
+  for (const Factor& f : s.factors) {
+    for (const FactorValue& v : f.values) {
+      const toml::node* n = v.overrides->get("target");
+      if (n == nullptr) continue;
+      ArmSettings scratch;
+      (void)FindSettingKey("target")->apply(*n, scratch);
+      if (std::find(kinds.begin(), kinds.end(), scratch.target) == kinds.end()) {
+        kinds.push_back(scratch.target);
+      }
+    }
+  }
+  const bool external = std::find(kinds.begin(), kinds.end(), "external") != kinds.end();
+  if (external && s.external_address.empty()) {
+    return MakeError(
+        ErrorKind::kConfig,
+        fmt::format("{}: [target] kind = \"external\" needs address = \"host:port\"", file));
+  }
+  s.target = fmt::format("{}", fmt::join(kinds, ", "));
+  return {};
+}
+
 // ApplySetOverride: "key=value" from the command line; the value is read as TOML when it
 // parses as TOML (numbers, booleans, quoted strings) and as a plain string otherwise.
 Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
@@ -359,11 +385,6 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   for (std::string_view section : {"target", "tls", "load"}) {
     if (Status st = ParseSettingsSection(where, root, section, s.base, &s); !st) return st.error();
   }
-  if (s.target == "external" && s.external_address.empty()) {
-    return MakeError(
-        ErrorKind::kConfig,
-        fmt::format("{}: [target] kind = \"external\" needs address = \"host:port\"", file));
-  }
   if (Status st = ParseTrials(where, root, s); !st) return st.error();
   if (Status st = ParseFull(where, root, s); !st) return st.error();
   if (Status st = ParseNetworks(where, root, s); !st) return st.error();
@@ -372,6 +393,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
     if (Status st = ApplySetOverride(kv, s.base); !st) return st.error();
   }
   if (options.trials > 0) s.trials = options.trials;
+  if (Status st = CheckTargets(file, s); !st) return st.error();
   if (Status st = CheckNetworksExist(where, root, s); !st) return st.error();
   if (s.title.empty()) s.title = s.name;
   return s;

@@ -6,8 +6,9 @@
 //
 // The file's shape (scenarios/*.toml are the examples):
 //   title = "…"            description = "…"
-//   [target]   kind = "embedded" | "nginx" | "external", address = "host:port" (external),
-//              server_threads, tickets, session_cache
+//   [target]   kind = "embedded" | "nginx" | "external" (the `target` setting, so also a
+//              matrix factor: target = ["embedded", "nginx"]), address = "host:port"
+//              (external), server_threads, tickets, session_cache
 //   [tls]      group, client_groups, key_shares, server_groups, chain
 //   [load]     mode, payload, rate, concurrency, arrivals, duration, warmup, requests,
 //              request_interval, client_threads, timeout, max_error_rate, network
@@ -59,8 +60,10 @@ struct Scenario {
   std::string text;  // the whole file, stored with the results
   std::string title;
   std::string description;
-  std::string target = "embedded";  // embedded | nginx | external
-  std::string external_address;     // host:port for external
+  // The target kinds the arms use, for the run's facts ("embedded", or "embedded, nginx" when
+  // a matrix or --set varies it); each arm's own is ArmSettings::target.
+  std::string target = "embedded";
+  std::string external_address;  // host:port for external
   uint32_t trials = 2;
   uint64_t seed = 1;
   bool full = false;

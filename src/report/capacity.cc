@@ -1,0 +1,152 @@
+#include "report/capacity.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "stats/student_t.h"
+#include "tls/algorithms.h"
+#include "tls/cert_chain.h"
+
+namespace pqc::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json Num(double v) {
+  return std::isfinite(v) ? ordered_json(v) : ordered_json();
+}
+
+ordered_json Pair(double lo, double hi) {
+  return ordered_json::array({Num(lo), Num(hi)});
+}
+
+double UsPerHandshake(const CapacityTrial& t) {
+  return t.server_handshakes > 0 ? t.server_cpu_s * 1e6 / static_cast<double>(t.server_handshakes)
+                                 : NAN;
+}
+
+std::vector<double> PerTrial(const CapacityArm& a) {
+  std::vector<double> v;
+  for (const CapacityTrial& t : a.trials) v.push_back(UsPerHandshake(t));
+  return v;
+}
+
+// PairedIncrease: per block in which both arms ran a trial, arm ÷ baseline − 1 (in %): the
+// trials of one block ran side by side in the interleaved order, so pairing them removes the
+// machine's drift between blocks from the comparison.
+std::vector<double> PairedIncrease(const CapacityArm& arm, const CapacityArm& base) {
+  std::map<uint32_t, double> b;
+  for (const CapacityTrial& t : base.trials) b[t.block] = UsPerHandshake(t);
+  std::vector<double> out;
+  for (const CapacityTrial& t : arm.trials) {
+    auto it = b.find(t.block);
+    const double v = UsPerHandshake(t);
+    if (it != b.end() && std::isfinite(v) && std::isfinite(it->second) && it->second > 0) {
+      out.push_back((v / it->second - 1) * 100);
+    }
+  }
+  return out;
+}
+
+std::string Line(double pct) {
+  if (!std::isfinite(pct)) return "no server CPU measured";
+  const double rounded = std::round(pct);
+  if (rounded == 0) return "the same server CPU per handshake as classical (within 0.5 %)";
+  return fmt::format("{:.0f} % {} server CPU per handshake than classical", std::fabs(pct),
+                     pct > 0 ? "more" : "less");
+}
+
+}  // namespace
+
+bool IsClassical(const std::string& group, const std::string& chain) {
+  auto g = FindGroup(group);
+  if (!g || (*g)->family != GroupFamily::kClassical) return false;
+  auto c = ParseChainSpec(chain);
+  if (!c) return false;
+  for (const SignatureInfo* s : c->links) {
+    if (s->family == SignatureFamily::kMlDsa || s->family == SignatureFamily::kSlhDsa) return false;
+  }
+  return true;
+}
+
+std::optional<size_t> BaselineOf(const std::vector<CapacityArm>& arms, size_t i) {
+  for (size_t j = 0; j < arms.size(); ++j) {
+    const CapacityArm& c = arms[j];
+    if (c.failed || c.target != arms[i].target || c.other_factors != arms[i].other_factors) {
+      continue;
+    }
+    if (!IsClassical(c.group, c.chain)) continue;
+    if (j == i) return std::nullopt;
+    return j;
+  }
+  return std::nullopt;
+}
+
+ordered_json CapacityJson(const std::vector<CapacityArm>& arms, double confidence) {
+  ordered_json doc;
+  doc["basis"] =
+      "one value per trial: the server process tree's own CPU (rusage user + sys) divided by "
+      "the handshakes it completed in that trial (nginx counts none: the client's completed "
+      "handshakes, warm-up included like the CPU); mean over trials, Student t interval over "
+      "trials; handshakes/s per core = 1e6 / that mean";
+  doc["confidence"] = confidence;
+  std::vector<MeanInterval> cpu(arms.size());
+  for (size_t i = 0; i < arms.size(); ++i) {
+    const std::vector<double> v = PerTrial(arms[i]);
+    cpu[i] = TInterval(v, confidence);
+  }
+  ordered_json list = ordered_json::array();
+  for (size_t i = 0; i < arms.size(); ++i) {
+    const CapacityArm& a = arms[i];
+    if (a.failed) continue;
+    const MeanInterval& m = cpu[i];
+    ordered_json j;
+    j["arm"] = a.id;
+    j["label"] = a.label;
+    j["target"] = a.target;
+    j["trials"] = m.n;
+    j["from_invalid_trials"] = a.from_invalid;
+    ordered_json per_trial = ordered_json::array();
+    for (double v : PerTrial(a)) per_trial.push_back(Num(v));
+    j["server_us_per_handshake"] = {
+        {"mean", Num(m.n > 0 ? m.mean : NAN)}, {"ci", Pair(m.lo, m.hi)}, {"per_trial", per_trial}};
+    // 1e6/x falls as x rises: the interval's ends swap.
+    j["handshakes_per_core_s"] = {
+        {"estimate", Num(m.n > 0 && m.mean > 0 ? 1e6 / m.mean : NAN)},
+        {"ci", Pair(m.hi > 0 ? 1e6 / m.hi : NAN, m.lo > 0 ? 1e6 / m.lo : NAN)}};
+    double busy = 0;
+    int busy_n = 0;
+    for (const CapacityTrial& t : a.trials) {
+      if (t.server_wall_s > 0) {
+        busy += t.server_cpu_s / t.server_wall_s;
+        ++busy_n;
+      }
+    }
+    j["server_busy"] = Num(busy_n > 0 ? busy / busy_n : NAN);
+    const double floor = a.floor_server_us ? *a.floor_server_us : NAN;
+    j["floor_server_us"] = Num(floor);
+    j["floor_ratio"] = Num(m.n > 0 && floor > 0 ? m.mean / floor : NAN);
+    const std::optional<size_t> base = BaselineOf(arms, i);
+    j["baseline"] = base ? ordered_json(arms[*base].id) : ordered_json();
+    j["baseline_label"] = base ? ordered_json(arms[*base].label) : ordered_json();
+    if (base) {
+      const MeanInterval& b = cpu[*base];
+      const double pct = m.n > 0 && b.n > 0 && b.mean > 0 ? (m.mean / b.mean - 1) * 100 : NAN;
+      const std::vector<double> paired = PairedIncrease(a, arms[*base]);
+      const MeanInterval p = TInterval(paired, confidence);
+      j["more_cpu_pct"] = {
+          {"estimate", Num(pct)}, {"ci", Pair(p.lo, p.hi)}, {"paired_blocks", p.n}};
+      j["line"] = Line(pct);
+    } else {
+      j["more_cpu_pct"] = nullptr;
+      j["line"] = IsClassical(a.group, a.chain) ? "classical baseline" : "no classical baseline";
+    }
+    list.push_back(std::move(j));
+  }
+  doc["arms"] = std::move(list);
+  return doc;
+}
+
+}  // namespace pqc::report

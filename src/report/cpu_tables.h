@@ -1,0 +1,32 @@
+// cpu_tables — CPU per handshake as tables shared by every reporter (terminal, Markdown,
+// HTML): measured next to the crypto floor with the overhead ratio, and the capacity view
+// (handshakes/s per server core, server CPU per handshake with its interval over trials, and
+// "X % more server CPU per handshake than classical"). Formatting only: the numbers are the
+// summary's "arms[].cpu" and "capacity" (study_summary.h, capacity.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+
+namespace pqc::report {
+
+struct TitledTable {
+  std::string id;                  // HTML element id
+  std::string title;               // heading
+  std::string note;                // one sentence under the heading: where the numbers come from
+  Table table;                     // no rows = nothing to show
+  std::vector<std::string> lines;  // sentences after the table
+};
+
+// FloorTable: per arm, server CPU µs per handshake, the server floor and their ratio, then the
+// same for the client (per connection).
+TitledTable FloorTable(const nlohmann::json& summary);
+
+// CapacityTable: per arm of "capacity", grouped by target; lines: "<arm>: X % more server CPU
+// per handshake than classical (<baseline>) [CI]".
+TitledTable CapacityTable(const nlohmann::json& summary);
+
+}  // namespace pqc::report

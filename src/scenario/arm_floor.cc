@@ -1,0 +1,105 @@
+#include "scenario/arm_floor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "client/record.h"
+#include "speed/crypto_floor.h"
+#include "speed/speed_output.h"
+#include "tls/algorithms.h"
+#include "tls/cert_chain.h"
+
+namespace pqc::scenario {
+namespace {
+
+// ClientShares: the groups the client sends key shares for (MakeLoadOptions' defaults).
+Result<std::vector<std::string>> ClientShares(const ArmSettings& s) {
+  if (!s.key_shares.empty()) return ParseGroupList(s.key_shares);
+  auto offered = ParseGroupList(s.client_groups.empty() ? s.group : s.client_groups);
+  if (!offered) return offered.error();
+  return std::vector<std::string>{offered->front()};
+}
+
+nlohmann::json TermsJson(const speed::CryptoFloor& f) {
+  nlohmann::json terms = nlohmann::json::array();
+  for (const speed::FloorTerm& t : f.terms) {
+    terms.push_back({{"side", t.server ? "server" : "client"},
+                     {"algorithm", t.algorithm},
+                     {"op", speed::SpeedOpName(t.op)},
+                     {"count", t.count},
+                     {"us", t.us},
+                     {"why", t.why}});
+  }
+  return terms;
+}
+
+}  // namespace
+
+Result<results::ArmFloor> PriceArmFloor(const speed::SpeedTable& table, const ArmSettings& s) {
+  auto shares = ClientShares(s);
+  if (!shares) return shares.error();
+  auto chain = ParseChainSpec(s.chain);
+  if (!chain) return chain.error();
+  auto mix = ModeMix(s.mode);
+  if (!mix) return mix.error();
+  double total = 0;
+  for (const MixWeight& w : *mix) total += w.weight;
+  if (!(total > 0)) return MakeError(ErrorKind::kConfig, "mode " + s.mode + ": no weight");
+  results::ArmFloor out;
+  out.detail = {{"group", s.group}, {"key_shares", *shares}, {"chain", s.chain}};
+  nlohmann::json modes = nlohmann::json::array();
+  for (const MixWeight& w : *mix) {
+    const bool resumed = w.mode == ConnMode::kResume;
+    auto f = speed::PredictHandshakeCrypto(table, s.group, *shares, *chain, resumed);
+    if (!f) return f.error();
+    const double share = w.weight / total;
+    out.client_us += share * f->client_us;
+    out.server_us += share * f->server_us;
+    modes.push_back({{"mode", ConnModeName(w.mode)},
+                     {"share", share},
+                     {"client_us", f->client_us},
+                     {"server_us", f->server_us},
+                     {"terms", TermsJson(*f)}});
+  }
+  out.detail["modes"] = std::move(modes);
+  return out;
+}
+
+Result<RunFloors> MeasureArmFloors(const std::vector<Arm>& arms, Nanos per_op) {
+  speed::SpeedOptions options;
+  options.per_op = per_op;
+  for (const Arm& a : arms) {
+    auto shares = ClientShares(a.settings);
+    auto chain = ParseChainSpec(a.settings.chain);
+    if (!shares || !chain) continue;  // Validate() has refused such arms already
+    std::vector<std::string> names = *shares;
+    names.push_back(a.settings.group);
+    for (const SignatureInfo* sig : chain->links) names.emplace_back(sig->name);
+    for (std::string& n : names) {
+      if (std::find(options.only.begin(), options.only.end(), n) == options.only.end()) {
+        options.only.push_back(std::move(n));
+      }
+    }
+  }
+  RunFloors out;
+  out.arms.resize(arms.size());
+  if (options.only.empty()) return out;
+  auto table = speed::MeasureSpeed(options);
+  if (!table) return table.error();
+  out.speed = speed::SpeedJson(*table, {});
+  out.speed.erase("floors");
+  out.speed["budget_per_op_s"] = static_cast<double>(per_op) / 1e9;
+  for (size_t i = 0; i < arms.size(); ++i) {
+    auto f = PriceArmFloor(*table, arms[i].settings);
+    if (f) {
+      out.arms[i] = std::move(*f);
+    } else {
+      out.notes.push_back(
+          fmt::format("arm '{}': no crypto floor: {}", arms[i].label, f.error().message));
+    }
+  }
+  return out;
+}
+
+}  // namespace pqc::scenario

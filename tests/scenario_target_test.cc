@@ -1,0 +1,93 @@
+// scenario_target_test — the target as a setting: [target] kind, a matrix factor comparing
+// servers arm by arm, `run --set target=nginx` retargeting a whole scenario, an external
+// target's address check; and the closed-loop setting of the capacity scenario.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "scenario/plan.h"
+#include "scenario/scenario.h"
+
+namespace pqc::scenario {
+namespace {
+
+constexpr const char* kBase = R"(
+[target]
+kind = "embedded"
+[load]
+mode = "fresh"
+rate = 10
+duration = "1s"
+)";
+
+TEST(ScenarioTarget, KindIsTheTargetSettingAndSetOverridesIt) {
+  auto s = ParseScenarioText(kBase, "t.toml", {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->base.target, "embedded");
+  EXPECT_EQ(s->target, "embedded");
+  auto n = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=nginx"}});
+  ASSERT_TRUE(n) << n.error().message;
+  EXPECT_EQ(n->base.target, "nginx");
+  EXPECT_EQ(n->target, "nginx");
+  auto bad = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=apache"}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("valid: embedded, nginx, external"), std::string::npos)
+      << bad.error().message;
+}
+
+TEST(ScenarioTarget, MatrixFactorComparesServersArmByArm) {
+  auto s = ParseScenarioText(std::string(kBase) +
+                                 "[matrix]\ntarget = [\"embedded\", \"nginx\"]\n"
+                                 "group = [\"X25519\", \"X25519MLKEM768\"]\n",
+                             "t.toml", {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->target, "embedded, nginx");
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->arms.size(), 4u);
+  EXPECT_EQ(plan->arms[0].label, "embedded · X25519");
+  EXPECT_EQ(plan->arms[0].settings.target, "embedded");
+  EXPECT_EQ(plan->arms[3].settings.target, "nginx");
+}
+
+TEST(ScenarioTarget, ExternalNeedsAnAddressWhereverItIsNamed) {
+  auto s = ParseScenarioText(
+      std::string(kBase) + "[matrix]\ntarget = [\"embedded\", \"external\"]\n", "t.toml", {});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("needs address"), std::string::npos) << s.error().message;
+}
+
+TEST(ScenarioTarget, ClosedLoopIsCheckedAgainstConcurrency) {
+  auto s = ParseScenarioText(std::string(kBase) + "closed_loop = 16\n", "t.toml", {});
+  // closed_loop belongs in [load]: appended after [load]'s keys it lands there.
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->base.closed_loop, 16u);
+  auto both = ParseScenarioText(std::string(kBase) +
+                                    "closed_loop = 16\nconcurrency = 10\nrequests = 10\n"
+                                    "request_interval = \"1s\"\n",
+                                "t.toml", {.overrides = {"mode=reuse"}});
+  ASSERT_TRUE(both) << both.error().message;
+  auto plan = MakePlan(*both);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("closed_loop and concurrency"), std::string::npos)
+      << plan.error().message;
+}
+
+TEST(ScenarioTarget, CapacityScenarioCoversBothTargetsAndTheChains) {
+  auto s = ParseScenarioFile(
+      (std::filesystem::path(PQC_SOURCE_DIR) / "scenarios" / "09-server-capacity.toml").string(),
+      {});
+  ASSERT_TRUE(s) << s.error().message;
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->arms.size(), 16u);  // 2 targets × 2 groups × 4 chains
+  for (const Arm& a : plan->arms) {
+    EXPECT_EQ(a.settings.server_threads, 1u);
+    EXPECT_GT(a.settings.closed_loop, 0u);
+    EXPECT_EQ(a.settings.mode, "fresh");
+  }
+  EXPECT_EQ(plan->arms.front().label, "embedded · X25519 · ecdsa-p256");
+}
+
+}  // namespace
+}  // namespace pqc::scenario
