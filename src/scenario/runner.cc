@@ -18,6 +18,7 @@
 #include "results/run_writer.h"
 #include "scenario/arm_options.h"
 #include "scenario/cert_store.h"
+#include "scenario/preflight.h"
 #include "scenario/run_facts.h"
 #include "target/target.h"
 #include "tls/probe.h"
@@ -284,6 +285,7 @@ class Runner {
 }  // namespace
 
 Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options) {
+  if (Status st = Preflight(scenario, plan); !st) return st.error();
   auto dir = MakeRunDir(scenario, options);
   if (!dir) return dir.error();
   const std::string db_path = (fs::path(*dir) / "results.sqlite").string();
