@@ -202,8 +202,12 @@ TEST_F(BadInputTest, ReportOnEmptyForeignAndTruncatedDatabases) {
                 std::string(200, '\0'));
   const std::string cut = dir_ + "/truncated.sqlite";
   WriteFile(cut, bytes.substr(0, bytes.size() / 3));
+  // Only the last tenth missing: the schema and the run are intact, the last pages (the
+  // requests) are not. This one used to be reported, silently without ttfb and response.
+  const std::string tail_cut = dir_ + "/tail-truncated.sqlite";
+  WriteFile(tail_cut, bytes.substr(0, bytes.size() - bytes.size() / 10));
 
-  for (const std::string& path : {empty, png, cut}) {
+  for (const std::string& path : {empty, png, cut, tail_cut}) {
     SCOPED_TRACE(path);
     test::BenchExit e = Run({"report", path, "--format", "json"});
     EXPECT_FALSE(e.timed_out);
