@@ -47,12 +47,13 @@ std::string TinyScenario(int rate, const std::string& extra = {}) {
 
 class BadInputTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = test::MakeTempDir("bad-input"); }
+  void SetUp() override { dir_ = tmp_.path(); }
   test::BenchExit Run(const std::vector<std::string>& args, const std::string& shell_prefix = {},
                       const std::vector<std::string>& wrapper = {}, int limit_s = 30) {
     return test::WaitBench(test::SpawnBench(args, dir_, shell_prefix, wrapper),
                            std::chrono::seconds(limit_s));
   }
+  test::TempDir tmp_{"bad-input"};
   std::string dir_;
 };
 

@@ -21,11 +21,16 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-std::string MakeTempDir(const std::string& stem) {
+TempDir::TempDir(const std::string& stem) {
   std::string tmpl = (std::filesystem::path(::testing::TempDir()) / (stem + "-XXXXXX")).string();
   const char* p = mkdtemp(tmpl.data());
   EXPECT_NE(p, nullptr) << tmpl;
-  return p != nullptr ? std::string(p) : std::string();
+  if (p != nullptr) path_ = p;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
 }
 
 BenchChild SpawnBench(const std::vector<std::string>& args, const std::string& io_dir,

@@ -42,7 +42,18 @@ SocketAddress ServeAddress(const BenchChild& child);
 // ReadFile: the whole file ("" if missing).
 std::string ReadFile(const std::string& path);
 
-// MakeTempDir: a new directory under the test's temporary directory.
-std::string MakeTempDir(const std::string& stem);
+// TempDir: a new directory under the test's temporary directory, removed with everything in
+// it (results databases, child output) when the test ends.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& stem);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace pqc::test

@@ -105,7 +105,8 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
   auto peer = test::FaultPeer::Start(po);
   ASSERT_TRUE(peer);
 
-  const std::string dir = test::MakeTempDir("fault-run-external");
+  test::TempDir tmp("fault-run-external");
+  const std::string& dir = tmp.path();
   const std::string file = dir + "/external.toml";
   WriteFile(file,
             "title = \"external, one arm broken\"\n"
@@ -142,7 +143,8 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
 }
 
 TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
-  const std::string dir = test::MakeTempDir("fault-run-kill");
+  test::TempDir tmp("fault-run-kill");
+  const std::string& dir = tmp.path();
   const std::string file = dir + "/kill.toml";
   WriteFile(file,
             "title = \"target killed\"\n"

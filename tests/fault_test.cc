@@ -245,7 +245,8 @@ TEST_F(FaultTest, ErrorRateDecidesValidityAndHealthyConnectionsInBetweenSucceed)
 }
 
 TEST_F(FaultTest, ClosedPortThroughTheCliIsRefusedAndInvalid) {
-  const std::string dir = test::MakeTempDir("fault-cli");
+  test::TempDir tmp("fault-cli");
+  const std::string& dir = tmp.path();
   const std::string json = dir + "/refused.json";
   const SocketAddress closed = test::ClosedPort();
   auto child =
@@ -272,7 +273,8 @@ TEST_F(FaultTest, ClosedPortThroughTheCliIsRefusedAndInvalid) {
 }
 
 TEST_F(FaultTest, ServerKilledInTheMiddleOfATrial) {
-  const std::string dir = test::MakeTempDir("fault-kill");
+  test::TempDir tmp("fault-kill");
+  const std::string& dir = tmp.path();
   auto serve = test::SpawnBench({"serve", "--listen", "127.0.0.1:0", "--groups", "X25519"}, dir);
   const SocketAddress addr = test::ServeAddress(serve);
   ASSERT_NE(addr.len, 0u);

@@ -132,7 +132,7 @@ class ServerAbuseTest : public ::testing::Test {
  protected:
   void SetUp() override {
     signal(SIGPIPE, SIG_IGN);
-    dir_ = test::MakeTempDir("server-abuse");
+    dir_ = tmp_.path();
   }
 
   // Serve: `pqc-bench serve` on an ephemeral port with these extra flags.
@@ -160,6 +160,7 @@ class ServerAbuseTest : public ::testing::Test {
     }
   }
 
+  test::TempDir tmp_{"server-abuse"};
   std::string dir_;
   test::BenchChild child_;
   SocketAddress addr_;
