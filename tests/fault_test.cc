@@ -48,7 +48,8 @@ class FaultTest : public ::testing::Test {
     return FaultPeer::Start(o);
   }
 
-  // Options: 100 connections in 1 s, no warm-up (every connection counts), 2 s timeout.
+  // Options: 100 connections in 1 s, no warm-up (every connection counts). The 5 s timeout
+  // only matters for healthy connections on a loaded machine (the stall case sets its own).
   static LoadOptions Options(const SocketAddress& target) {
     LoadOptions o;
     o.target = target;
@@ -59,7 +60,7 @@ class FaultTest : public ::testing::Test {
     o.tls.groups = {"X25519"};
     o.tls.trust_anchor = chain_->root().cert.get();
     o.expect_group = "X25519";
-    o.timeout = 2'000 * kMs;
+    o.timeout = 5'000 * kMs;
     o.max_inflight = 1'000;
     // Behaviour, not the schedule's precision, is under test on two shared cores.
     o.max_lag_p99 = 10'000'000'000;
