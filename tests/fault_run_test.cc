@@ -163,7 +163,18 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
     if (serve.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_EQ(serve.size(), 1u) << test::ReadFile(child.out_path);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // inside the 3 s of load
+  // The load starts once the target listens (a sanitizer build takes a while to): wait for
+  // its "listening on" line in the trial's serve.log, then kill it 1.2 s into the 3 s of load.
+  bool listening = false;
+  while (!listening && std::chrono::steady_clock::now() < deadline) {
+    const auto dirs = RunDirs(root);
+    const std::string log =
+        dirs.size() == 1 ? test::ReadFile(dirs[0] + "/trials/0000/serve.log") : std::string();
+    listening = log.find("listening on ") != std::string::npos;
+    if (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(listening) << test::ReadFile(child.out_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   ASSERT_EQ(kill(serve[0], SIGKILL), 0);
   test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
   ASSERT_EQ(e.code, 0) << e.output;
