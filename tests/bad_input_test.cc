@@ -198,9 +198,9 @@ TEST_F(BadInputTest, ReportOnEmptyForeignAndTruncatedDatabases) {
   const std::string empty = dir_ + "/empty.sqlite";
   WriteFile(empty, "");
   const std::string png = dir_ + "/image.sqlite";
-  WriteFile(png,
-            std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0", 33) +
-                std::string(200, '\0'));
+  // A PNG's signature and IHDR chunk header, then zeros (the array's size counts the NULs).
+  static constexpr char kPng[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0";
+  WriteFile(png, std::string(kPng, sizeof kPng - 1) + std::string(200, '\0'));
   const std::string cut = dir_ + "/truncated.sqlite";
   WriteFile(cut, bytes.substr(0, bytes.size() / 3));
   // Only the last tenth missing: the schema and the run are intact, the last pages (the

@@ -130,8 +130,13 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
     SCOPED_TRACE("trial " + std::to_string(t.seq) + " arm " + std::to_string(t.arm));
     EXPECT_GE(t.connections, 35);
     if (t.arm == 1) {  // payload OK: `/`, served correctly by the same peer
-      EXPECT_EQ(t.valid, 1) << t.reasons;
       EXPECT_EQ(t.ok, t.connections);
+      // Valid — unless the client was short of CPU on this shared machine (a sanitizer
+      // build), the one reason tolerated, as in run_test.
+      if (t.valid != 1) {
+        EXPECT_NE(t.reasons.find("load generator saturated"), std::string::npos) << t.reasons;
+        EXPECT_EQ(t.reasons.find("error rate"), std::string::npos) << t.reasons;
+      }
     } else {  // /payload/10K: every response cut short
       EXPECT_EQ(t.valid, 0);
       EXPECT_EQ(t.ok, 0);

@@ -295,7 +295,7 @@ TEST_F(FaultTest, ServerKilledInTheMiddleOfATrial) {
   auto classes = Classes(*r);
   // Served until the kill, refused after it; a connection caught in the middle may see the
   // kernel's reset or end of stream. Nothing else.
-  EXPECT_GT(classes[ErrorClass::kNone], 30u);
+  EXPECT_GT(classes[ErrorClass::kNone], 5u);  // a sanitizer build serves few in 0.8 s
   EXPECT_GT(classes[ErrorClass::kRefused], 60u);
   for (const auto& [error, n] : classes) {
     const std::set<ErrorClass> expected = {ErrorClass::kNone, ErrorClass::kRefused,
