@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "client/mode_spec.h"
 #include "client/load_runner.h"
+#include "client/mode_spec.h"
 #include "client/samples_csv.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
@@ -80,8 +80,9 @@ int LoadMain(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   app.add_option("--max-inflight", max_inflight,
-                 "open connections at most (all threads); default 10000, or what the hard "
-                 "file-descriptor limit allows")
+                 "open connections at most (all threads); beyond it arrivals are skipped. "
+                 "The file-descriptor limit must hold min(this, rate x timeout) + 64")
+      ->capture_default_str()
       ->check(CLI::Range(1u, 1'000'000u));
   app.add_option("--timeout", timeout, "a connection without progress this long fails")
       ->capture_default_str();
@@ -167,7 +168,9 @@ int LoadMain(int argc, char** argv) {
     o.tls.trust_anchor = anchor.get();
   }
   o.threads = threads;
-  o.max_inflight = app.count("--max-inflight") > 0 ? max_inflight : DefaultMaxInflight(threads);
+  // No silent cap at the file-descriptor limit: RunLoad refuses an arm whose worst case does
+  // not fit and names the `ulimit -n` to set (client/fd_limit.h).
+  o.max_inflight = max_inflight;
   o.seed = seed;
   o.expect_group = expect_group.empty() ? o.tls.groups.front() : expect_group;
   if (!expect_group.empty()) {

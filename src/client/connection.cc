@@ -12,6 +12,21 @@
 #include "tls/ssl_error.h"
 
 namespace pqc {
+namespace {
+
+// PeerEndedWithoutCloseNotify: OpenSSL 3 reports a TCP end of stream that no close_notify
+// preceded as an SSL error (SSL_R_UNEXPECTED_EOF_WHILE_READING), not as SSL_ERROR_SYSCALL with
+// errno 0 as OpenSSL 1.1 did. It is the peer closing (a crashed or careless server: its kernel
+// sends the FIN), not a local TLS failure, so it belongs to class `closed` — as the embedded
+// server counts it too (server/ssl_failure.cc). Without this, a server killed mid-trial showed
+// up as `tls` errors.
+bool PeerEndedWithoutCloseNotify(int ssl_error) {
+  if (ssl_error != SSL_ERROR_SSL) return false;
+  const unsigned long e = ERR_peek_error();
+  return ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
+
+}  // namespace
 
 Connection::Connection(ConnectionEnv& env, ConnectionRecord record)
     : env_(env), record_(std::move(record)) {}
@@ -179,7 +194,7 @@ bool Connection::StepReceive() {
     int err = SSL_get_error(ssl_.get(), n);
     if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
     if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
-    if (err == SSL_ERROR_ZERO_RETURN ||
+    if (err == SSL_ERROR_ZERO_RETURN || PeerEndedWithoutCloseNotify(err) ||
         (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0)) {
       // Clean end of stream: complete only if the body runs until close.
       if (parser_.FeedEof() == ParseStatus::kComplete) {
@@ -307,6 +322,11 @@ void Connection::FailSsl(int ssl_error, const char* phase) {
   }
   if (ssl_error == SSL_ERROR_ZERO_RETURN) {
     Fail(ErrorClass::kClosed, fmt::format("{}: server sent close_notify", phase));
+    return;
+  }
+  if (PeerEndedWithoutCloseNotify(ssl_error)) {
+    Fail(ErrorClass::kClosed,
+         fmt::format("{}: server closed the connection (no close_notify)", phase));
     return;
   }
   Fail(ErrorClass::kTls, SslError(phase).message);

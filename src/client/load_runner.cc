@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "client/fd_limit.h"
 #include "client/worker.h"
 
 namespace pqc {
@@ -47,35 +47,7 @@ class SignalBlock {
   sigset_t old_{};
 };
 
-// EnsureFileLimit: every open connection holds a socket; raise the soft limit to the hard one
-// if needed, and refuse to start (rather than fail connections mid-run) if it is not enough.
-constexpr rlim_t kSpareFds = 64;  // epoll, timerfd, eventfd, logs, ...
-
-Status EnsureFileLimit(const LoadOptions& options) {
-  const rlim_t needed = options.max_inflight + kSpareFds + 3 * options.threads;
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return {};
-  if (lim.rlim_cur >= needed) return {};
-  if (lim.rlim_max >= needed || lim.rlim_max == RLIM_INFINITY) {
-    rlimit raised{needed, lim.rlim_max};
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return {};
-  }
-  return MakeError(ErrorKind::kUsage,
-                   fmt::format("--max-inflight {} needs {} file descriptors but the limit is {} "
-                               "(hard {}); run `ulimit -n {}` first or lower --max-inflight",
-                               options.max_inflight, needed, lim.rlim_cur, lim.rlim_max, needed));
-}
-
 }  // namespace
-
-uint32_t DefaultMaxInflight(unsigned threads) {
-  constexpr uint32_t kPreferred = 10'000;
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max == RLIM_INFINITY) return kPreferred;
-  const rlim_t reserved = kSpareFds + 3 * threads;
-  if (lim.rlim_max <= reserved + 1) return 1;
-  return static_cast<uint32_t>(std::min<rlim_t>(kPreferred, lim.rlim_max - reserved));
-}
 
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   if (Status s = EnsureFileLimit(options); !s) return s.error();

@@ -12,11 +12,8 @@
 
 namespace pqc {
 
-// DefaultMaxInflight: 10,000 open connections, or fewer if the hard file-descriptor limit
-// cannot hold that many (so that defaults never fail on a machine with a low limit).
-uint32_t DefaultMaxInflight(unsigned threads);
-
-// RunLoad: `progress` receives the live line (nullptr = quiet).
+// RunLoad: `progress` receives the live line (nullptr = quiet). Refuses to start when the
+// file-descriptor limit cannot hold the arm's worst case (client/fd_limit.h).
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress);
 
 }  // namespace pqc

@@ -166,6 +166,7 @@ LoadSummary Summarize(const LoadResult& result) {
   uint64_t resume_judged = 0, resume_missed = 0;
   std::map<std::string, uint64_t> resumed_by_mode;  // mode name → unexpected resumptions
   uint64_t reuse_ok = 0, reuse_short = 0;
+  const ConnectionRecord* first_error = nullptr;  // its detail goes into the invalid reason
 
   for (const ConnectionRecord& c : result.connections) {
     if (!c.measured) continue;
@@ -174,6 +175,7 @@ LoadSummary Summarize(const LoadResult& result) {
     if (!c.ok()) {
       ++s.errors;
       ++s.errors_by_class[std::string(ErrorClassName(c.error))];
+      if (first_error == nullptr) first_error = &c;
     }
     for (const RequestRecord& r : RequestsOf(c, result.requests)) {
       s.bytes.response_body_total += r.body_bytes;
@@ -272,8 +274,16 @@ LoadSummary Summarize(const LoadResult& result) {
         fmt::format("{} arrivals skipped: max in-flight ({}) reached", g.skipped, o.max_inflight));
   }
   if (s.error_rate > o.max_error_rate) {
-    why.push_back(fmt::format("error rate {:.2f} % ({} of {} connections) > {:.4g} %",
-                              s.error_rate * 100, s.errors, s.connections, o.max_error_rate * 100));
+    // The classes and the first error's own words (address, errno or OpenSSL reason): a
+    // refused port or a dead server must be recognisable from the reason alone.
+    std::string classes;
+    for (const auto& [name, n] : s.errors_by_class) {
+      classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", name, n);
+    }
+    why.push_back(
+        fmt::format("error rate {:.2f} % ({} of {} connections) > {:.4g} %: {}; first: {}",
+                    s.error_rate * 100, s.errors, s.connections, o.max_error_rate * 100, classes,
+                    first_error != nullptr ? first_error->error_detail : ""));
   }
   if (!o.expect_group.empty()) {
     Mismatches(s.negotiated.groups, CanonicalGroupName(o.expect_group), "group", why);

@@ -41,6 +41,17 @@ uint32_t U32(int64_t v) {
 
 }  // namespace
 
+namespace {
+
+Error CorruptError(const std::string& file, const std::string& why) {
+  return MakeError(ErrorKind::kConfig,
+                   fmt::format("{} is a corrupt results database (truncated or damaged: {}); "
+                               "nothing is reported from it — use an intact copy",
+                               file, why));
+}
+
+}  // namespace
+
 Result<Db> OpenResults(const std::string& path) {
   std::error_code ec;
   std::string file = path;
@@ -54,6 +65,15 @@ Result<Db> OpenResults(const std::string& path) {
   auto db = Db::Open(file, /*create=*/false, /*read_only=*/true);
   if (!db) return db.error();
   if (Status st = CheckSchema(*db); !st) return st.error();
+  // A truncated or damaged file can still hold an intact schema: a copy cut short lost the
+  // last page (every request row) and `report` printed the rest without ttfb or response, as
+  // if nothing were missing. quick_check reads every page once (what a report reads anyway)
+  // and turns that into an error naming the file.
+  auto check = db->Prepare("PRAGMA quick_check(1)");
+  if (!check) return CorruptError(file, check.error().message);
+  auto row = check->Step();
+  if (!row) return CorruptError(file, row.error().message);
+  if (!*row || check->Text(0) != "ok") return CorruptError(file, *row ? check->Text(0) : "");
   return db;
 }
 

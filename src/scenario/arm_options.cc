@@ -1,6 +1,5 @@
 #include "scenario/arm_options.h"
 
-#include "client/load_runner.h"
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 
@@ -34,7 +33,8 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   // Many idle keep-alive connections: release TLS buffers between requests.
   o.tls.release_buffers = s.request_interval > 0;
   o.threads = s.client_threads;
-  o.max_inflight = DefaultMaxInflight(o.threads);
+  // max_inflight keeps its default (10,000): the run checks the file-descriptor limit against
+  // each arm's worst case before the first trial (scenario/preflight.h).
   o.timeout = s.timeout;
   o.seed = seed;
   o.expect_group = s.group;

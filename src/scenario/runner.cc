@@ -20,6 +20,7 @@
 #include "scenario/arm_floor.h"
 #include "scenario/arm_options.h"
 #include "scenario/cert_store.h"
+#include "scenario/preflight.h"
 #include "scenario/run_facts.h"
 #include "target/target.h"
 #include "tls/probe.h"
@@ -219,8 +220,12 @@ class Runner {
         target.Start(MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem),
                      placement, work);
     if (!addr) return addr.error();
-    auto options = MakeLoadOptions(s, *addr, (*chain)->chain.root().cert.get(),
-                                   s_.seed * 1'000'003ULL + t.seq);
+    // The run's chain is what its own targets (embedded, nginx) serve. An external server has
+    // a certificate of its own, which no root made here can verify: every connection would
+    // fail verification and the arm would measure nothing. The arm's group and signature
+    // checks still apply to it.
+    X509* anchor = s_.target == "external" ? nullptr : (*chain)->chain.root().cert.get();
+    auto options = MakeLoadOptions(s, *addr, anchor, s_.seed * 1'000'003ULL + t.seq);
     if (!options) {
       (void)target.Stop();
       return options.error();
@@ -291,6 +296,7 @@ class Runner {
 }  // namespace
 
 Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options) {
+  if (Status st = Preflight(scenario, plan); !st) return st.error();
   auto dir = MakeRunDir(scenario, options);
   if (!dir) return dir.error();
   const std::string db_path = (fs::path(*dir) / "results.sqlite").string();

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/child_process.h"
+#include "net/socket.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
 #include "target/target.h"
@@ -42,6 +43,18 @@ class NginxTarget final : public Target {
       const std::string listen = HostPort(p.listen_host, port);
       auto addr = ParseAddress(listen);
       if (!addr) return addr.error();
+      if (p.port != 0) {
+        // A port the user gave (serve --nginx --listen): if something else listens there,
+        // nginx's bind fails, but the readiness check below is answered by that other server
+        // and nginx was reported up. Probe the port first, as the embedded server does
+        // (server/listeners.cc), so that "address in use" is the answer.
+        Status free = InNetns(p.netns_path, [&]() -> Status {
+          auto probe = ListenTcp(*addr, 1, /*reuse_port=*/false);
+          if (!probe) return probe.error();
+          return {};
+        });
+        if (!free) return free.error();
+      }
       if (Status s = WriteNginxFiles(c, listen, files_); !s) return s.error();
       std::filesystem::remove(files_.error_log);
       auto started = Launch(*addr, p.netns_path);

@@ -1,0 +1,107 @@
+#include "bench_child.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace pqc::test {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TempDir::TempDir(const std::string& stem) {
+  std::string tmpl = (std::filesystem::path(::testing::TempDir()) / (stem + "-XXXXXX")).string();
+  const char* p = mkdtemp(tmpl.data());
+  EXPECT_NE(p, nullptr) << tmpl;
+  if (p != nullptr) path_ = p;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+BenchChild SpawnBench(const std::vector<std::string>& args, const std::string& io_dir,
+                      const std::string& shell_prefix, const std::vector<std::string>& wrapper) {
+  static int n = 0;
+  BenchChild c;
+  c.out_path = (std::filesystem::path(io_dir) / ("child-" + std::to_string(++n) + ".txt")).string();
+  std::vector<std::string> all = wrapper;
+  if (!shell_prefix.empty()) {
+    // bash -c 'PREFIX; exec "$0" "$@"' BIN ARGS...: the arguments are never re-parsed.
+    all.insert(all.end(), {"/bin/bash", "-c", shell_prefix + "; exec \"$0\" \"$@\""});
+  }
+  all.push_back(PQC_BENCH_BIN);
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // Everything the child needs is made before fork: only async-signal-safe calls after it.
+  c.pid = fork();
+  if (c.pid == 0) {
+    const int fd = open(c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(127);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return c;
+}
+
+BenchExit WaitBench(const BenchChild& c, std::chrono::seconds limit) {
+  BenchExit e;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + limit;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(c.pid, &status, WNOHANG);
+    if (r == c.pid) break;
+    if (r < 0) return e;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      e.timed_out = true;
+      kill(c.pid, SIGKILL);
+      waitpid(c.pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  e.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  e.output = ReadFile(c.out_path);
+  for (const char* report : {"AddressSanitizer", "LeakSanitizer", ": runtime error:"}) {
+    EXPECT_EQ(e.output.find(report), std::string::npos) << "sanitizer report:\n" << e.output;
+  }
+  return e;
+}
+
+SocketAddress ServeAddress(const BenchChild& c) {
+  const std::string prefix = "listening on ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string out = ReadFile(c.out_path);
+    const size_t at = out.find(prefix);
+    if (at != std::string::npos && out.find('\n', at) != std::string::npos) {
+      const size_t start = at + prefix.size();
+      auto addr = ParseAddress(out.substr(start, out.find_first_of(" \n", start) - start));
+      if (addr) return *addr;
+      ADD_FAILURE() << "cannot read the address in: " << out;
+      return {};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "serve printed no address: " << ReadFile(c.out_path);
+  return {};
+}
+
+}  // namespace pqc::test

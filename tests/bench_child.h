@@ -1,0 +1,59 @@
+// bench_child — the `pqc-bench` binary as a child process of a test: output to files (never a
+// pipe, which a grandchild such as a `serve` target could hold open), a bounded wait that
+// kills on timeout, and the address a `serve` child prints first.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "net/address.h"
+
+namespace pqc::test {
+
+struct BenchChild {
+  pid_t pid = -1;
+  std::string out_path;  // stdout and stderr, interleaved
+};
+
+struct BenchExit {
+  int code = -1;  // exit status, or 128 + signal
+  bool timed_out = false;
+  std::string output;
+  double seconds = 0;  // from spawn to exit
+};
+
+// SpawnBench: PQC_BENCH_BIN with args; `shell_prefix` (run by bash -c before exec, e.g.
+// "ulimit -n 64") or `wrapper` (an absolute path first, e.g. {"/usr/bin/unshare", "--net"}) change
+// the child's environment.
+BenchChild SpawnBench(const std::vector<std::string>& args, const std::string& io_dir,
+                      const std::string& shell_prefix = {},
+                      const std::vector<std::string>& wrapper = {});
+
+// WaitBench: waits at most `limit` (then SIGKILL); fails the test on a sanitizer report.
+BenchExit WaitBench(const BenchChild& child, std::chrono::seconds limit);
+
+// ServeAddress: the address in a `serve` child's first line ("listening on ADDR ..."), waiting
+// at most 20 s; nullopt-like empty address (len 0) if it never came.
+SocketAddress ServeAddress(const BenchChild& child);
+
+// ReadFile: the whole file ("" if missing).
+std::string ReadFile(const std::string& path);
+
+// TempDir: a new directory under the test's temporary directory, removed with everything in
+// it (results databases, child output) when the test ends.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& stem);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace pqc::test

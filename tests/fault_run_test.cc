@@ -1,0 +1,208 @@
+// Faults at the level of a study: `pqc-bench run` against an external target that is broken
+// for one arm only (tests/fault_peer.h: requests for /payload/... are cut short, `/` is served),
+// and against the embedded target killed in the middle of a trial. The run finishes, the bad
+// trials are stored as invalid with their reason, and every other trial is intact.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_child.h"
+#include "fault_peer.h"
+#include "tls/cert_chain.h"
+
+namespace pqc {
+namespace {
+
+namespace fs = std::filesystem;
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+std::vector<std::string> RunDirs(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (e.is_directory()) out.push_back(e.path().string());
+  }
+  return out;
+}
+
+// TrialRow: what a test checks of a stored trial.
+struct TrialRow {
+  int64_t seq = -1, arm = -1, valid = -1, connections = 0, ok = 0;
+  std::string reasons;
+};
+
+// ReadTrials: every trial of a results database, in run order, with its connection counts.
+std::vector<TrialRow> ReadTrials(const std::string& db_path) {
+  std::vector<TrialRow> out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << db_path << ": " << (db != nullptr ? sqlite3_errmsg(db) : "open failed");
+    sqlite3_close(db);
+    return out;
+  }
+  const char* query =
+      "SELECT t.seq, t.arm_id, t.valid, t.reasons_json, "
+      "(SELECT count(*) FROM connections c WHERE c.trial_id = t.id AND c.measured = 1), "
+      "(SELECT count(*) FROM connections c WHERE c.trial_id = t.id AND c.measured = 1 "
+      "AND c.error = 'none') FROM trials t ORDER BY t.seq";
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, query, -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sqlite3_errmsg(db);
+  } else {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      TrialRow r;
+      r.seq = sqlite3_column_int64(st, 0);
+      r.arm = sqlite3_column_int64(st, 1);
+      r.valid = sqlite3_column_int64(st, 2);
+      const unsigned char* t = sqlite3_column_text(st, 3);
+      r.reasons = t != nullptr ? reinterpret_cast<const char*>(t) : "";
+      r.connections = sqlite3_column_int64(st, 4);
+      r.ok = sqlite3_column_int64(st, 5);
+      out.push_back(r);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+// ServeChildrenMentioning: pids of `serve` processes whose command line contains `text`.
+std::vector<pid_t> ServeChildrenMentioning(const std::string& text) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = test::ReadFile(e.path().string() + "/cmdline");
+    for (char& c : cmd) c = c == '\0' ? ' ' : c;
+    if (cmd.find(" serve ") != std::string::npos && cmd.find(text) != std::string::npos) {
+      out.push_back(std::stoi(name));
+    }
+  }
+  return out;
+}
+
+TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
+  auto spec = ParseChainSpec("ecdsa-p256");
+  ASSERT_TRUE(spec.ok());
+  auto chain = MakeChain(*spec);
+  ASSERT_TRUE(chain.ok()) << chain.error().message;
+  test::FaultPeerOptions po;
+  po.fault = test::Fault::kShortBody;
+  po.path_prefix = "/payload/";
+  po.chain = &*chain;
+  auto peer = test::FaultPeer::Start(po);
+  ASSERT_TRUE(peer);
+
+  test::TempDir tmp("fault-run-external");
+  const std::string& dir = tmp.path();
+  const std::string file = dir + "/external.toml";
+  WriteFile(file,
+            "title = \"external, one arm broken\"\n"
+            "[target]\nkind = \"external\"\naddress = \"" +
+                peer->address().ToString() +
+                "\"\n"
+                "[tls]\ngroup = \"X25519\"\nchain = \"ecdsa-p256\"\n"
+                "[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\nwarmup = \"0s\"\n"
+                "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
+                "[trials]\ncount = 2\nseed = 3\n"
+                "[matrix]\npayload = [\"OK\", \"10K\"]\n");
+  const std::string root = dir + "/results";
+  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
+  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
+  ASSERT_EQ(e.code, 0) << e.output;
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u) << e.output;
+  auto trials = ReadTrials(dirs[0] + "/results.sqlite");
+  ASSERT_EQ(trials.size(), 4u) << e.output;
+  for (const TrialRow& t : trials) {
+    SCOPED_TRACE("trial " + std::to_string(t.seq) + " arm " + std::to_string(t.arm));
+    EXPECT_GE(t.connections, 35);
+    if (t.arm == 1) {  // payload OK: `/`, served correctly by the same peer
+      EXPECT_EQ(t.ok, t.connections);
+      // Valid — unless the client was short of CPU on this shared machine (a sanitizer
+      // build), the one reason tolerated, as in run_test.
+      if (t.valid != 1) {
+        EXPECT_NE(t.reasons.find("load generator saturated"), std::string::npos) << t.reasons;
+        EXPECT_EQ(t.reasons.find("error rate"), std::string::npos) << t.reasons;
+      }
+    } else {  // /payload/10K: every response cut short
+      EXPECT_EQ(t.valid, 0);
+      EXPECT_EQ(t.ok, 0);
+      EXPECT_NE(t.reasons.find("error rate"), std::string::npos) << t.reasons;
+      EXPECT_NE(t.reasons.find("closed"), std::string::npos) << t.reasons;
+    }
+  }
+  EXPECT_GT(peer->faults(), 70u);
+}
+
+TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
+  test::TempDir tmp("fault-run-kill");
+  const std::string& dir = tmp.path();
+  const std::string file = dir + "/kill.toml";
+  WriteFile(file,
+            "title = \"target killed\"\n"
+            "[tls]\nchain = \"ecdsa-p256\"\n"
+            "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"3s\"\nwarmup = \"0s\"\n"
+            "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
+            "[trials]\ncount = 1\nseed = 3\n"
+            "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n");
+  const std::string root = dir + "/results";
+  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
+  // The first trial's target: a `serve` whose command line names the results directory.
+  std::vector<pid_t> serve;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (serve.empty() && std::chrono::steady_clock::now() < deadline) {
+    serve = ServeChildrenMentioning(root);
+    if (serve.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(serve.size(), 1u) << test::ReadFile(child.out_path);
+  // The load starts once the target listens (a sanitizer build takes a while to): wait for
+  // its "listening on" line in the trial's serve.log, then kill it 1.2 s into the 3 s of load.
+  bool listening = false;
+  while (!listening && std::chrono::steady_clock::now() < deadline) {
+    const auto dirs = RunDirs(root);
+    const std::string log =
+        dirs.size() == 1 ? test::ReadFile(dirs[0] + "/trials/0000/serve.log") : std::string();
+    listening = log.find("listening on ") != std::string::npos;
+    if (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(listening) << test::ReadFile(child.out_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(kill(serve[0], SIGKILL), 0);
+  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
+  ASSERT_EQ(e.code, 0) << e.output;
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u) << e.output;
+  auto trials = ReadTrials(dirs[0] + "/results.sqlite");
+  ASSERT_EQ(trials.size(), 2u) << e.output;
+  // The killed trial: stored whole, served until the kill, invalid with its reason.
+  EXPECT_EQ(trials[0].valid, 0);
+  EXPECT_GE(trials[0].connections, 140);
+  EXPECT_GT(trials[0].ok, 20);
+  EXPECT_LT(trials[0].ok, trials[0].connections - 50);
+  EXPECT_NE(trials[0].reasons.find("error rate"), std::string::npos) << trials[0].reasons;
+  EXPECT_NE(trials[0].reasons.find("refused"), std::string::npos) << trials[0].reasons;
+  // The next trial has a target of its own, and is intact.
+  if (trials[1].valid != 1) {  // only a starved client (sanitizer build) is tolerated
+    EXPECT_NE(trials[1].reasons.find("load generator saturated"), std::string::npos)
+        << trials[1].reasons;
+    EXPECT_EQ(trials[1].reasons.find("error rate"), std::string::npos) << trials[1].reasons;
+  }
+  EXPECT_GE(trials[1].connections, 140);
+  EXPECT_EQ(trials[1].ok, trials[1].connections);
+}
+
+}  // namespace
+}  // namespace pqc
