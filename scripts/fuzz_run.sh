@@ -10,7 +10,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR]}
 seconds=${2:?usage: fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR]}
-out=${3:-$(mktemp -d "${TMPDIR:-/tmp}/pqc-fuzz-XXXXXX")}
+out=${3:-}
+keep=1
+if [[ -z $out ]]; then  # a temporary folder, removed unless something crashed
+  out=$(mktemp -d "${TMPDIR:-/tmp}/pqc-fuzz-XXXXXX")
+  keep=0
+fi
 jobs=${PQC_FUZZ_JOBS:-$(nproc)}
 mkdir -p "$out"
 
@@ -66,5 +71,9 @@ for name in "${names[@]}"; do
     echo "  $name: see $dir/log and the inputs in $dir/" >&2
   fi
 done
-echo "fuzz output: $out"
+if ((status == 0 && keep == 0)); then
+  rm -rf "$out"
+else
+  echo "fuzz output: $out"
+fi
 exit $status
