@@ -18,8 +18,7 @@ case "$kind" in
   tsan)
     dir="$here/build-tsan"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_TSAN=ON)
     # Keep in step with the labels test.sh's TSan stage selects.
-    targets=(pqc-bench net_test server_test load_test link_test link_integration_test run_test
-             target_test) ;;
+    targets=(pqc-bench net_test server_test load_test link_test run_test target_test) ;;
   fuzz)
     dir="$here/build-fuzz"
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++)
