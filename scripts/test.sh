@@ -1,11 +1,53 @@
 #!/usr/bin/env bash
-# test.sh — the README's test command: set-up (idempotent), release build + the whole CTest
-# suite, then the AddressSanitizer/UBSan build + the same suite.
+# test.sh [STAGE...] — the README's test command. Stages, in order (default: all four):
+#   release  release build + the whole CTest suite (fuzz corpora replayed as tests too)
+#   asan     AddressSanitizer/UBSan build + the same suite
+#   tsan     ThreadSanitizer build + the tests that run threads (see TSAN_LABELS)
+#   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) each on a copy
+#            of its seed corpus; a crash fails the stage
+# Set-up (idempotent) runs inside build.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-for kind in release asan; do
-  echo "== $kind build ==" >&2
-  dir=$("$here/scripts/build.sh" "$kind" | tail -n 1)
-  echo "== $kind tests ==" >&2
-  (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
+stages=("$@")
+((${#stages[@]})) || stages=(release asan tsan fuzz)
+
+# The areas whose code runs several threads (server event loops, load workers, the link's
+# mover, the runner's target/link/load threads) and the event loop they share. Left out:
+# the single-threaded areas (nothing for TSan to find; they run in the other stages) and
+# crosscheck_test and report_html_test (their threads are external programs — openssl
+# s_time, nginx, Chromium — that TSan cannot see, and their timing tolerance is not meant
+# for a 5–15× slower binary), and link_integration_test: its assertions are physical timings
+# of the packet mover (round trips at 50 ms RTT), which a TSan binary under load does not keep;
+# link_test covers the mover's logic. (Its "slow;root" labels also reach CTest as one label,
+# "slow", through gtest_discover_tests' PROPERTIES; see tests/CMakeLists.txt.)
+TSAN_LABELS='^(net_test|server_test|load_test|link_test|run_test|target_test)$'
+
+for stage in "${stages[@]}"; do
+  start=$SECONDS
+  case "$stage" in
+    release | asan)
+      echo "== $stage build ==" >&2
+      dir=$("$here/scripts/build.sh" "$stage" | tail -n 1)
+      echo "== $stage tests ==" >&2
+      (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
+      ;;
+    tsan)
+      echo "== tsan build ==" >&2
+      dir=$("$here/scripts/build.sh" tsan | tail -n 1)
+      echo "== tsan tests ==" >&2
+      # halt_on_error: the first report fails its test (a report must never scroll by).
+      # The binaries the tests start (pqc-bench serve/load/run) inherit TSAN_OPTIONS, and
+      # run_test fails a case whose binary printed a sanitizer report.
+      (cd "$dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/scripts/tsan.supp" \
+        ctest --output-on-failure -j"$(nproc)" --timeout 900 -L "$TSAN_LABELS")
+      ;;
+    fuzz)
+      echo "== fuzz build ==" >&2
+      dir=$("$here/scripts/build.sh" fuzz | tail -n 1)
+      echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s per target) ==" >&2
+      "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
+      ;;
+    *) echo "test.sh: unknown stage '$stage' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
+  esac
+  echo "== $stage: $((SECONDS - start)) s ==" >&2
 done

@@ -40,6 +40,16 @@ TEST(ParseSize, BinarySuffixes) {
   EXPECT_FALSE(ParseSize("1e300G").ok());
 }
 
+// Above 2^63 the value once came back as 2^63 (llround's long long overflowed); found by
+// fuzz/units_fuzz.
+TEST(ParseSize, FullUnsignedRange) {
+  EXPECT_EQ(ParseSize("1e19B").value(), 10'000'000'000'000'000'000u);
+  EXPECT_EQ(ParseSize("16G").value(), 17'179'869'184u);
+  EXPECT_FALSE(ParseSize("2e19B").ok());
+  EXPECT_FALSE(ParseSize("18446744073709551616").ok());  // 2^64
+  EXPECT_EQ(ParseBitRate("1.5e19bit").value(), 15'000'000'000'000'000'000u);
+}
+
 TEST(ParseBitRate, SiUnits) {
   EXPECT_EQ(ParseBitRate("100mbit").value(), 100'000'000u);
   EXPECT_EQ(ParseBitRate("1gbit").value(), 1'000'000'000u);

@@ -70,14 +70,14 @@ void Worker::Run(Nanos start) {
   }
   auto sweep = [this](auto& self) -> void {
     Sweep();
-    loop_->AddTimer(MonotonicNow() + kSweepInterval, [this, self] { self(self); });
+    loop_->AddTimer(MonotonicNow() + kSweepInterval, [self] { self(self); });
   };
-  loop_->AddTimer(MonotonicNow() + kSweepInterval, [this, sweep] { sweep(sweep); });
+  loop_->AddTimer(MonotonicNow() + kSweepInterval, [sweep] { sweep(sweep); });
   auto publish = [this](auto& self) -> void {
     Publish();
-    loop_->AddTimer(MonotonicNow() + kPublishInterval, [this, self] { self(self); });
+    loop_->AddTimer(MonotonicNow() + kPublishInterval, [self] { self(self); });
   };
-  loop_->AddTimer(MonotonicNow() + kPublishInterval, [this, publish] { publish(publish); });
+  loop_->AddTimer(MonotonicNow() + kPublishInterval, [publish] { publish(publish); });
 
   while (true) {
     if (!loop_->RunOnce(-1)) break;  // epoll failure: stop; what was measured is kept

@@ -45,11 +45,14 @@ Result<double> Scale(std::string_view text, std::string_view what, const std::ar
                                text, suffix, valid));
 }
 
+// ToInteger: v rounded to an integer. Not llround: its long long ends at 2^63, and values
+// between 2^63 and 2^64 came back as 2^63 (found by fuzz/units_fuzz: "1e19B").
 Result<uint64_t> ToInteger(double v, std::string_view text, std::string_view what) {
-  if (v > 1.8e19) {
+  const double rounded = std::round(v);
+  if (rounded >= 18446744073709551616.0) {  // 2^64: does not fit
     return MakeError(ErrorKind::kUsage, fmt::format("{} '{}' is too large", what, text));
   }
-  return static_cast<uint64_t>(std::llround(v));
+  return static_cast<uint64_t>(rounded);
 }
 
 }  // namespace

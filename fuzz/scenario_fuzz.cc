@@ -1,0 +1,56 @@
+// scenario_fuzz — libFuzzer target for the scenario parser and the plan built from it.
+// A scenario file is user input that a run trusts for an hour: any text must end as a
+// Scenario or as the project's Error (with a message), never a crash, an uncaught exception
+// (libFuzzer reports std::terminate's abort as a crash) or a plan that breaks its promises.
+//
+// Input: the TOML text, parsed as written and again with --full (which swaps in [full]).
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "scenario/plan.h"
+#include "scenario/scenario.h"
+#include "split_input.h"
+
+namespace {
+
+using pqc::fuzz::Check;
+
+void CheckPlan(const pqc::scenario::Scenario& s) {
+  auto plan = pqc::scenario::MakePlan(s);
+  if (!plan) {
+    Check(!plan.error().message.empty());
+    return;
+  }
+  const size_t arms = plan->arms.size();
+  Check(arms >= 1);
+  Check(plan->trials.size() == arms * s.trials);
+  // Every arm runs once per block.
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (const auto& t : plan->trials) {
+    Check(t.arm >= 1 && t.arm <= arms);
+    Check(t.block < s.trials);
+    Check(seen.insert({t.block, t.arm}).second);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (bool full : {false, true}) {
+    pqc::scenario::ParseOptions options;
+    options.full = full;
+    auto s = pqc::scenario::ParseScenarioText(text, "fuzz.toml", options);
+    if (!s) {
+      Check(!s.error().message.empty());
+      continue;
+    }
+    Check(s->text == text);
+    Check(s->trials >= 1 && s->trials <= 1000);
+    Check(!s->title.empty());
+    CheckPlan(*s);
+  }
+  return 0;
+}

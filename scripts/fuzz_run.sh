@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR] — runs every libFuzzer target of BUILD_DIR (made by
+# `build.sh fuzz`) for SECONDS each, on a copy of its seed corpus (fuzz/corpus/<name>/; the
+# committed seeds are never written to), at most $PQC_FUZZ_JOBS at once (default: the
+# number of cores). Prints one line per target: executions, exec/s, seconds, corpus size
+# (seeds → after), crashes. Exits 1 when any target crashed, leaked, timed out or ran out of
+# memory; the input is then OUT_DIR/<name>/crash-* (or leak-, timeout-, oom-) and the
+# target's log OUT_DIR/<name>/log. Shared by test.sh's fuzz stage and bench/fuzz_long.sh.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR]}
+seconds=${2:?usage: fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR]}
+out=${3:-}
+keep=1
+if [[ -z $out ]]; then  # a temporary folder, removed unless something crashed
+  out=$(mktemp -d "${TMPDIR:-/tmp}/pqc-fuzz-XXXXXX")
+  keep=0
+fi
+jobs=${PQC_FUZZ_JOBS:-$(nproc)}
+mkdir -p "$out"
+
+names=()
+for bin in "$build"/fuzz/*_fuzz; do
+  [[ -x $bin ]] && names+=("$(basename "$bin" _fuzz)")
+done
+if ((${#names[@]} == 0)); then
+  echo "fuzz_run.sh: no fuzz targets in $build/fuzz (run scripts/build.sh fuzz)" >&2
+  exit 2
+fi
+
+# run_one NAME: one target, its corpus copy and artifacts under OUT_DIR/NAME.
+run_one() {
+  local name=$1 dir="$out/$1"
+  rm -rf "$dir" && mkdir -p "$dir/corpus"
+  cp "$here/fuzz/corpus/$name/"* "$dir/corpus/"
+  local dict=()
+  [[ -f $here/fuzz/dict/$name.dict ]] && dict=(-dict="$here/fuzz/dict/$name.dict")
+  # -timeout: one input taking longer than this is a hang, reported like a crash.
+  # -rss_limit_mb: a parser asked to allocate gigabytes is a bug as well.
+  "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" \
+    -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" \
+    >"$dir/log" 2>&1 || true
+}
+
+# Bounded parallelism: start a job per target, wait for one whenever $jobs are running.
+for name in "${names[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  run_one "$name" &
+done
+wait
+
+status=0
+printf '%-14s %12s %9s %8s %16s %8s\n' target executions exec/s seconds 'corpus(seed→end)' crashes
+for name in "${names[@]}"; do
+  dir="$out/$name"
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -n 1)
+  secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$dir/log" | tail -n 1)
+  seeds=$(find "$here/fuzz/corpus/$name" -type f | wc -l)
+  corpus=$(find "$dir/corpus" -type f | wc -l)
+  crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o \
+    -name 'timeout-*' -o -name 'oom-*' -o -name 'slow-unit-*' \) | wc -l)
+  # A target that died before its final stats (e.g. a crash in start-up) counts as a crash.
+  if [[ -z $execs ]] || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$dir/log"; then
+    ((crashes == 0)) && crashes=1
+  fi
+  printf '%-14s %12s %9s %8s %16s %8s\n' "$name" "${execs:-?}" "${rate:-?}" "${secs:-?}" \
+    "$seeds→$corpus" "$crashes"
+  if ((crashes > 0)); then
+    status=1
+    echo "  $name: see $dir/log and the inputs in $dir/" >&2
+  fi
+done
+if ((status == 0 && keep == 0)); then
+  rm -rf "$out"
+else
+  echo "fuzz output: $out"
+fi
+exit $status
