@@ -18,8 +18,7 @@ stages=("$@")
 # s_time, nginx, Chromium — that TSan cannot see, and their timing tolerance is not meant
 # for a 5–15× slower binary), and link_integration_test: its assertions are physical timings
 # of the packet mover (round trips at 50 ms RTT), which a TSan binary under load does not keep;
-# link_test covers the mover's logic. (Its "slow;root" labels also reach CTest as one label,
-# "slow", through gtest_discover_tests' PROPERTIES; see tests/CMakeLists.txt.)
+# link_test covers the mover's logic.
 TSAN_LABELS='^(net_test|server_test|load_test|link_test|run_test|target_test)$'
 
 for stage in "${stages[@]}"; do

@@ -9,10 +9,9 @@
 //    section (it has no -groups flag): one group, so one key share, as ours. -CAfile makes
 //    it verify the chain's signature as our client does with --ca (without a trust store
 //    OpenSSL gives up before checking any signature).
-//  * ours: fresh mode, "GET / HTTP/1.1", one connection in flight at most (max_inflight 1) and
-//    arrivals every 0.5 ms, so that the next starts at most 0.5 ms after the previous ended:
-//    the closed-loop equivalent (a low open-loop rate instead leaves both processes idle between
-//    connections, and on this shared machine every wake-up then waits for a core); per
+//  * ours: fresh mode, "GET / HTTP/1.1", a closed loop of one connection (closed_loop 1: the
+//    next starts when the previous ended, as in s_time; a low open-loop rate instead leaves
+//    both processes idle between connections, and every wake-up then waits for a core); per
 //    connection actual start (socket()) → last response byte.
 //  * s_time's mean = its wall time (spawn to exit, measured here: its own "real seconds" are
 //    whole seconds) / connections. Start-up (exec, loading the CA) is included: a few ms in
@@ -22,6 +21,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -42,16 +42,19 @@ namespace pqc::target {
 namespace {
 
 constexpr const char* kGroup = "X25519MLKEM768";
-constexpr int kRounds = 4;          // short interleaved rounds: a burst of load hits both sides
-constexpr int kSecondsPerSide = 1;  // per round (s_time's loop then runs 1 to 2 s)
-// Agreement wanted: 10 %. This test cannot hold that bar on the shared 2-core machine it runs
-// on: with other builds running (load average 10+), scheduling stalls of several ms hit a
-// ~1.5 ms connection at random and move either side's mean by 30 % or more (measured here:
-// load/s_time 1.30 and 2.04 in two runs of the same code). bench/crosscheck.py (longer,
-// several rounds, medians) reports the real agreement. The test therefore fails only on a gross
-// disagreement — a wrong clock unit, a missed phase (the handshake is ~70 % of a connection),
-// a different handshake (a HelloRetryRequest, another group) — not on noise.
-constexpr double kMinRatio = 0.5, kMaxRatio = 2.5;
+constexpr int kRounds = 2;  // interleaved rounds: a burst of load hits both sides
+// s_time's time per connection is the slope of its wall time over connections between a short
+// and a long run: every run also pays ~0.3 s once (start-up, the CA, exit), which would add
+// ~10 % to a 3-second run's wall / n.
+constexpr int kShortSeconds = 1, kLongSeconds = 3;
+constexpr int kLoadSeconds = 2;
+// Like for like is the cycle: s_time can only give wall time per connection (its teardown and
+// the step to the next included), so ours is compared as the span of its closed loop over its
+// connections. bench/crosscheck.py measures 0.92–0.97 here on a quiet machine (our
+// per-connection time, which leaves out our own teardown, 0.87–0.93). The bar is wider than
+// the 10 % wanted because these two shared cores see bursts of other jobs between the rounds;
+// it still fails on a wrong clock unit, a missed phase or a different handshake.
+constexpr double kMinRatio = 0.8, kMaxRatio = 1.25;
 
 std::string NginxExe() {
   if (const char* env = getenv("PQC_NGINX"); env != nullptr && *env != '\0') return env;
@@ -61,6 +64,7 @@ std::string NginxExe() {
 struct Side {
   double seconds = 0;
   uint64_t connections = 0;
+  double span_seconds = 0;  // ours: first measured start → last measured end, per round
   double mean_us() const {
     return connections ? seconds * 1e6 / static_cast<double>(connections) : 0;
   }
@@ -129,14 +133,14 @@ void STimeRound(const Arm& arm, int seconds, Side& side) {
   side.seconds += e->wall_s;
 }
 
-// LoadRound: our client, one connection in flight, arrivals every `interval` so that the next
-// starts at most that long after the previous ended (closed loop); per connection actual
-// start → last response byte. In the client namespace if any (a thread that entered it).
-void LoadRound(const Arm& arm, int seconds, Nanos interval, Side& side) {
+// LoadRound: our client in a closed loop of one connection (the next starts when the previous
+// ends, as s_time's loop does); per connection actual start → last response byte. In the
+// client namespace if any (a thread that entered it).
+void LoadRound(const Arm& arm, int seconds, Side& side) {
   LoadOptions o;
   o.target = arm.addr;
   o.mix = {{ConnMode::kFresh, 1.0}};
-  o.rate = 1e9 / static_cast<double>(interval);
+  o.closed_loop = 1;
   o.max_inflight = 1;
   o.duration = int64_t{seconds} * 1'000'000'000;
   o.warmup = 200'000'000;
@@ -156,14 +160,18 @@ void LoadRound(const Arm& arm, int seconds, Nanos interval, Side& side) {
   client.join();
   ASSERT_TRUE(r.has_value()) << "could not enter " << arm.client_netns;
   ASSERT_TRUE(r->ok()) << r->error().message;
+  Nanos first = 0, last = 0;
   for (const ConnectionRecord& c : (*r)->connections) {
     if (!c.measured) continue;
     ASSERT_TRUE(c.ok()) << c.error_detail;
     ASSERT_EQ(c.group, kGroup);
-    side.seconds +=
-        static_cast<double>((*r)->requests[c.first_request].last_byte - c.actual_start) / 1e9;
+    const Nanos end = (*r)->requests[c.first_request].last_byte;
+    side.seconds += static_cast<double>(end - c.actual_start) / 1e9;
     ++side.connections;
+    first = first == 0 ? c.actual_start : std::min(first, c.actual_start);
+    last = std::max(last, end);
   }
+  side.span_seconds += static_cast<double>(last - first) / 1e9;
 }
 
 double Compare(const Side& s_time, const Side& ours, const char* where) {
@@ -182,17 +190,32 @@ double Compare(const Side& s_time, const Side& ours, const char* where) {
 TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
   Arm arm;
   ASSERT_NO_FATAL_FAILURE(StartArm(arm, nullptr));
-  Side s_time, ours;
+  Side s_short, s_long, ours;
   for (int round = 0; round < kRounds; ++round) {
-    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kSecondsPerSide, s_time));
-    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, kSecondsPerSide, 500'000, ours));
+    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kShortSeconds, s_short));
+    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, kLoadSeconds, ours));
+    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kLongSeconds, s_long));
   }
   StopArm(arm);
-  const double ratio = Compare(s_time, ours, "loopback");
+  ASSERT_GT(s_long.connections, s_short.connections);
+  ASSERT_GT(ours.connections, 0u);
+  const double s_time_us = (s_long.seconds - s_short.seconds) * 1e6 /
+                           static_cast<double>(s_long.connections - s_short.connections);
+  const double cycle_us = ours.span_seconds * 1e6 / static_cast<double>(ours.connections);
+  const double ratio = cycle_us / s_time_us;
+  std::cout << "loopback: s_time " << s_time_us << " us per connection (slope, "
+            << s_long.connections + s_short.connections << " connections); load cycle " << cycle_us
+            << " us, per connection " << ours.mean_us() << " us (" << ours.connections
+            << "); cycle/s_time = " << ratio << "\n";
+  ::testing::Test::RecordProperty("s_time_us", std::to_string(s_time_us));
+  ::testing::Test::RecordProperty("load_cycle_us", std::to_string(cycle_us));
+  ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
+  // Our own per-connection time never exceeds our cycle (it leaves out teardown).
+  EXPECT_LE(ours.mean_us(), cycle_us * 1.001);
 #if defined(__SANITIZE_ADDRESS__)
   // Our client is instrumented (several times slower), s_time is not: no timing comparison,
   // only that both sides ran the same arm (checked above).
-  GTEST_SKIP() << "timing not comparable in a sanitizer build (load/s_time " << ratio << ")";
+  GTEST_SKIP() << "timing not comparable in a sanitizer build (cycle/s_time " << ratio << ")";
 #else
   EXPECT_GE(ratio, kMinRatio);
   EXPECT_LE(ratio, kMaxRatio);
@@ -213,7 +236,7 @@ TEST(CrosscheckTest, LoadAgreesWithOpensslSTimeWithin10PercentAt70MsRtt) {
   Side s_time, ours;
   for (int round = 0; round < 2; ++round) {
     ASSERT_NO_FATAL_FAILURE(STimeRound(arm, 2, s_time));
-    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, 2, 10'000'000, ours));
+    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, 2, ours));
   }
   StopArm(arm);
   const double ratio = Compare(s_time, ours, "rtt 70 ms");
