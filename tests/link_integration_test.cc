@@ -317,7 +317,12 @@ TEST_F(LinkIntegrationTest, WireRoundTripIsTheRttWithinTwoPercentOr200us) {
     MakeLink(rtt);
     StartServer("ecdsa-p256", "X25519");
     const double r_ms = static_cast<double>(rtt) / 1e6;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    // An instrumented mover spins and releases several times slower: only gross errors.
+    const double limit = std::max(0.1 * r_ms, 1.0);
+#else
     const double limit = std::max(0.02 * r_ms, 0.2);
+#endif
     // A second sample only if the first misses: another job's burst on these two shared
     // cores can delay the mover for a few ms, and the median of 30 is not immune to that.
     double p50 = 0, first = 0;
