@@ -113,12 +113,7 @@ class Direction {
       return;
     }
     std::lock_guard lock(mu_);
-    totals_.packets += pass_.packets;
-    totals_.bytes += pass_.bytes;
-    totals_.dropped_loss += pass_.dropped_loss;
-    totals_.dropped_queue += pass_.dropped_queue;
-    totals_.write_errors += pass_.write_errors;
-    totals_.dropped_ingress += pass_.dropped_ingress;
+    totals_.AddCounts(pass_);
     totals_.realtime = realtime;
     for (Nanos e : pass_errors_) errors_.Add(e);
     pass_ = MoverStats{};
@@ -128,12 +123,7 @@ class Direction {
   // Snapshot: adds this direction's totals into `out` and its errors into `hist`.
   void Snapshot(MoverStats& out, ErrorHistogram& hist) const {
     std::lock_guard lock(mu_);
-    out.packets += totals_.packets;
-    out.bytes += totals_.bytes;
-    out.dropped_loss += totals_.dropped_loss;
-    out.dropped_queue += totals_.dropped_queue;
-    out.write_errors += totals_.write_errors;
-    out.dropped_ingress += totals_.dropped_ingress;
+    out.AddCounts(totals_);
     out.realtime = out.realtime || totals_.realtime;
     out.kernel_timestamps = in_.kernel_timestamps();
     hist.Merge(errors_);

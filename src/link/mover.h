@@ -34,6 +34,16 @@ struct MoverStats {
   double release_error_p50_us = 0;
   double release_error_p99_us = 0;
   double release_error_max_us = 0;
+
+  // AddCounts: adds the packet, byte and drop counters of `o` (not its flags or percentiles).
+  void AddCounts(const MoverStats& o) {
+    packets += o.packets;
+    bytes += o.bytes;
+    dropped_loss += o.dropped_loss;
+    dropped_queue += o.dropped_queue;
+    write_errors += o.write_errors;
+    dropped_ingress += o.dropped_ingress;
+  }
 };
 
 namespace mover {
