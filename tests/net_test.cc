@@ -1,6 +1,7 @@
 // Tests of src/net on real sockets, loopback only.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -313,6 +314,57 @@ TEST(EventLoopStopTest, StopBeforeRunReturnsAtOnceAndRunCanResume) {
   });
   ASSERT_TRUE(loop->Run());
   EXPECT_TRUE(fired);
+}
+
+// --- busy polling ---
+
+// A busy-polling loop still fires timers no earlier than their deadlines and in order, wakes
+// for a ready fd and for Stop(), and never needs its timerfd: it must not sleep at all.
+TEST(EventLoopBusyPollTest, TimersFdsAndStopWorkWithoutSleeping) {
+  auto loop = NewLoop();
+  loop->SetBusyPoll(true);
+  EXPECT_TRUE(loop->busy_poll());
+  std::vector<std::pair<int, Nanos>> fired;
+  const Nanos base = MonotonicNow();
+  loop->AddTimer(base + 2 * kMs, [&] { fired.emplace_back(2, MonotonicNow()); });
+  loop->AddTimer(base + 1 * kMs, [&] { fired.emplace_back(1, MonotonicNow()); });
+  while (fired.size() < 2) ASSERT_TRUE(loop->RunOnce(-1));
+  EXPECT_EQ(fired[0].first, 1);
+  EXPECT_GE(fired[0].second, base + 1 * kMs);
+  EXPECT_EQ(fired[1].first, 2);
+  EXPECT_GE(fired[1].second, base + 2 * kMs);
+
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  ScopedFd rd(fds[0]), wr(fds[1]);
+  bool readable = false;
+  ASSERT_TRUE(loop->Add(rd.get(), kIoRead, [&](uint32_t ev) { readable = (ev & kIoRead) != 0; }));
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(write(wr.get(), "x", 1), 1);
+  });
+  while (!readable) ASSERT_TRUE(loop->RunOnce(-1));  // no timer: only the fd can end the poll
+  writer.join();
+  loop->Remove(rd.get());
+
+  // max_wait bounds a poll with nothing to do, and the thread never blocked meanwhile.
+  auto voluntary_switches = [] {
+    rusage ru{};
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw;
+  };
+  const long switches = voluntary_switches();
+  const Nanos before = MonotonicNow();
+  ASSERT_TRUE(loop->RunOnce(3 * kMs));
+  EXPECT_GE(MonotonicNow() - before, 3 * kMs);
+  EXPECT_EQ(voluntary_switches(), switches);
+
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    loop->Stop();
+  });
+  ASSERT_TRUE(loop->Run());
+  stopper.join();
 }
 
 // --- fd registration while dispatching ---

@@ -51,6 +51,7 @@ int LoadMain(int argc, char** argv) {
   unsigned threads = 1;
   uint32_t max_inflight = 10000;
   uint32_t closed_loop = 0;
+  bool busy_poll = false;
   uint64_t seed = 1;
   app.add_option("--target", target, "HOST:PORT of the TLS server")->required();
   app.add_option("--mode", mode, "fresh | reuse | resume | mix")->capture_default_str();
@@ -62,6 +63,9 @@ int LoadMain(int argc, char** argv) {
                  "(--rate unused; for server capacity, not open-loop latency)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--arrivals", arrivals, "uniform | poisson")->capture_default_str();
+  app.add_flag("--busy-poll", busy_poll,
+               "poll sockets instead of sleeping: no thread wake-up in connect times or start "
+               "lag (each thread then uses a whole CPU)");
   app.add_option("--duration", duration, "measured phase (e.g. 30s)")->capture_default_str();
   app.add_option("--warmup", warmup, "discarded phase before it; collects tickets for resume")
       ->capture_default_str();
@@ -118,6 +122,7 @@ int LoadMain(int argc, char** argv) {
   if (!r) return fail(r.error());
   o.rate = *r;
   o.closed_loop = closed_loop;
+  o.busy_poll = busy_poll;
   if (arrivals != "uniform" && arrivals != "poisson") {
     return fail(MakeError(ErrorKind::kUsage, fmt::format("--arrivals '{}': valid are uniform, "
                                                          "poisson",

@@ -33,6 +33,10 @@ struct LoadOptions {
   // behind the other connections, so they are not the open-loop latencies.
   uint32_t closed_loop = 0;
   Arrivals arrivals = Arrivals::kUniform;
+  // busy_poll: the threads poll their sockets instead of sleeping (EventLoop::SetBusyPoll), so
+  // no connect time or start lag carries a thread wake-up. Each thread then uses a whole CPU,
+  // so its CPU share is no saturation signal and its CPU time no cost per connection.
+  bool busy_poll = false;
   Nanos duration = 10'000'000'000;  // measured phase
   Nanos warmup = 1'000'000'000;     // discarded (and tickets collected for resume)
   uint32_t requests = 1;            // per connection

@@ -60,6 +60,7 @@ struct ArmInfo {
   std::vector<std::pair<std::string, double>> mix;  // mode → relative weight
   double rate = 0;                                  // connections per second
   std::string arrivals;                             // "uniform" | "poisson"
+  bool busy_poll = false;
   double duration_s = 0;
   double warmup_s = 0;
   uint32_t requests = 0;

@@ -42,6 +42,7 @@ Json ArmJson(const ArmInfo& a) {
               {"mix", mix},
               {"rate", Num(a.rate)},
               {"arrivals", a.arrivals},
+              {"busy_poll", a.busy_poll},
               {"duration_s", Num(a.duration_s)},
               {"warmup_s", Num(a.warmup_s)},
               {"requests", a.requests},
@@ -168,9 +169,9 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   out << fmt::format("load {} → {}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
                      a.mode, a.target.empty() ? "-" : a.target, Fixed(a.rate), a.arrivals,
                      Fixed(a.duration_s), Fixed(a.warmup_s), a.requests, a.path);
-  out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s)\n\n",
+  out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s){}\n\n",
                      Joined(a.groups, ":"), Joined(a.key_shares, ":"), Joined(a.sigalgs, ":"),
-                     a.threads);
+                     a.threads, a.busy_poll ? ", busy polling" : "");
 
   WritePhaseTable(out, s);
 

@@ -37,6 +37,7 @@ Result<std::unique_ptr<Worker>> Worker::Create(const LoadOptions& options, unsig
   if (!keep) return keep.error();
   auto close = BuildGetRequest(options.server_name, options.path, false);
   if (!close) return close.error();
+  (*loop)->SetBusyPoll(options.busy_poll);
   std::unique_ptr<Worker> w(new Worker(options, index, threads, std::move(*loop), std::move(*ctx)));
   w->env_.request_keep_alive = std::move(*keep);
   w->env_.request_close = std::move(*close);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace pqc {
@@ -209,18 +210,33 @@ void EventLoop::Dispatch(const epoll_event& ev) {
   if (after.active && after.serial == serial) after.handler = std::move(handler);
 }
 
-Status EventLoop::RunOnce(Nanos max_wait_ns) {
-  int timeout = WaitMillis(max_wait_ns);
+int EventLoop::PollUntilReady(Nanos max_wait_ns) {
   DropDeadTop();
-  if (!heap_.empty()) {
-    Nanos next = heap_.front().deadline;
-    if (next <= MonotonicNow()) {
-      timeout = 0;
-    } else {
-      ArmTimerFd(next);
-    }
+  Nanos until = max_wait_ns < 0 ? std::numeric_limits<Nanos>::max() : MonotonicNow() + max_wait_ns;
+  if (!heap_.empty()) until = std::min(until, heap_.front().deadline);
+  while (true) {
+    int n = epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), 0);
+    if (n != 0 || MonotonicNow() >= until) return n;
   }
-  int n = epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), timeout);
+}
+
+Status EventLoop::RunOnce(Nanos max_wait_ns) {
+  int n = 0;
+  if (busy_poll_) {
+    n = PollUntilReady(max_wait_ns);
+  } else {
+    int timeout = WaitMillis(max_wait_ns);
+    DropDeadTop();
+    if (!heap_.empty()) {
+      Nanos next = heap_.front().deadline;
+      if (next <= MonotonicNow()) {
+        timeout = 0;
+      } else {
+        ArmTimerFd(next);
+      }
+    }
+    n = epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), timeout);
+  }
   if (n < 0) {
     if (errno == EINTR) return {};
     return SysError("epoll_wait", errno);

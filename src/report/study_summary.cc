@@ -199,8 +199,12 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
   const double server_us = a.server_handshakes > 0
                                ? a.server_cpu_s * 1e6 / static_cast<double>(a.server_handshakes)
                                : NAN;
-  const double client_us =
-      a.connections > 0 ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections) : NAN;
+  // A busy-polling client spends its CPU waiting by design: its CPU time is no cost per
+  // connection, so none is reported.
+  const bool busy_poll = arm.settings.value("busy_poll", false);
+  const double client_us = a.connections > 0 && !busy_poll
+                               ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections)
+                               : NAN;
   const double floor_server = arm.floor ? arm.floor->server_us : NAN;
   const double floor_client = arm.floor ? arm.floor->client_us : NAN;
   j["cpu"] = {{"server_us_per_handshake", Num(server_us)},

@@ -16,6 +16,7 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   o.rate = EffectiveRate(s);
   o.closed_loop = s.closed_loop;
   o.arrivals = s.arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kUniform;
+  o.busy_poll = s.busy_poll;
   o.duration = s.duration;
   o.warmup = s.warmup;
   o.requests = s.requests;

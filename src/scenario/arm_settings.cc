@@ -225,6 +225,10 @@ constexpr std::array kKeys = {
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::arrivals>(v, s, &CheckArrivals);
                }},
+    SettingKey{"load", "busy_poll",
+               "client threads poll instead of sleeping: no wake-up in connect times or start "
+               "lag, at the cost of a CPU per client thread (true/false)",
+               &SetBool<&ArmSettings::busy_poll>},
     SettingKey{"load", "duration", "measured phase of a trial (\"20s\")",
                &SetDuration<&ArmSettings::duration, false>},
     SettingKey{"load", "warmup", "discarded phase before it (\"3s\"; collects tickets for resume)",
@@ -364,6 +368,7 @@ nlohmann::json ToJson(const ArmSettings& s) {
           {"concurrency", s.concurrency},
           {"closed_loop", s.closed_loop},
           {"arrivals", s.arrivals},
+          {"busy_poll", s.busy_poll},
           {"duration", FormatNanos(s.duration)},
           {"warmup", FormatNanos(s.warmup)},
           {"requests", s.requests},

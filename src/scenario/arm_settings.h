@@ -43,6 +43,7 @@ struct ArmSettings {
   uint32_t concurrency = 0;    // > 0: rate = concurrency / (requests × request_interval)
   uint32_t closed_loop = 0;    // > 0: that many connections always in flight, rate unused
   std::string arrivals = "uniform";
+  bool busy_poll = false;  // client threads poll instead of sleeping (LoadOptions::busy_poll)
   Nanos duration = 10'000'000'000;
   Nanos warmup = 2'000'000'000;
   uint32_t requests = 1;

@@ -249,13 +249,23 @@ class Runner {
       row.target = {{"error", stats.error().message}};
       row.reasons.push_back("the target did not stop cleanly: " + stats.error().message);
     }
-    row.valid = row.reasons.empty();
     row.link = nullptr;
     if (net) {
-      row.link = link::MoverStatsJson(net->stats());
+      const link::MoverStats ms = net->stats();
+      row.link = link::MoverStatsJson(ms);
       row.link["profile"] = network.name;
       row.link["describe"] = network.link.Describe();
+      // The emulated link is part of the apparatus, like the load generator's schedule: a
+      // mover that released packets late (a descheduled CPU, a saturated machine) added delay
+      // that is not in the profile, so the same limit applies to its lateness.
+      const double limit_us = static_cast<double>(s.max_lag_p99) / 1e3;
+      if (ms.release_error_p99_us > limit_us) {
+        row.reasons.push_back(
+            fmt::format("emulated link late: packet release error p99 {:.1f} µs > {:.0f} µs",
+                        ms.release_error_p99_us, limit_us));
+      }
     }
+    row.valid = row.reasons.empty();
     row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
     return out;  // row.load is set by the caller: `out` moves
   }
