@@ -204,5 +204,43 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
   EXPECT_EQ(trials[1].ok, trials[1].connections);
 }
 
+// The emulated link is judged like the load generator: a trial whose mover released packets
+// later (p99) than the arm's max_lag_p99 is invalid, and says so. With a 1 µs limit no mover
+// can keep it (its own release error is a few µs at the median); with 5 s every mover does.
+TEST(FaultRunTest, LinkLaterThanTheLagLimitInvalidatesTheTrial) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TUN devices)";
+  test::TempDir tmp("fault-run-link-late");
+  const std::string& dir = tmp.path();
+  const std::string file = dir + "/late.toml";
+  WriteFile(file,
+            "title = \"link lateness\"\n"
+            "[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
+            "[load]\nmode = \"fresh\"\nrate = 20\nduration = \"1s\"\nwarmup = \"0s\"\n"
+            "network = \"wan\"\n"
+            "[networks.wan]\nrtt = \"4ms\"\n"
+            "[trials]\ncount = 1\nseed = 5\n"
+            "[matrix]\nmax_lag_p99 = [\"1us\", \"5s\"]\n");
+  const std::string root = dir + "/results";
+  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
+  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
+  ASSERT_EQ(e.code, 0) << e.output;
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u) << e.output;
+  auto trials = ReadTrials(dirs[0] + "/results.sqlite");
+  ASSERT_EQ(trials.size(), 2u) << e.output;
+  for (const TrialRow& t : trials) {
+    SCOPED_TRACE("arm " + std::to_string(t.arm));
+    EXPECT_GE(t.connections, 15);
+    EXPECT_EQ(t.ok, t.connections);
+    if (t.arm == 1) {  // 1 µs
+      EXPECT_EQ(t.valid, 0);
+      EXPECT_NE(t.reasons.find("emulated link late: packet release error p99"), std::string::npos)
+          << t.reasons;
+    } else {
+      EXPECT_EQ(t.reasons.find("emulated link late"), std::string::npos) << t.reasons;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pqc

@@ -1,10 +1,13 @@
 // scenario_target_test — the target as a setting: [target] kind, a matrix factor comparing
 // servers arm by arm, `run --set target=nginx` retargeting a whole scenario, an external
-// target's address check; and the closed-loop setting of the capacity scenario.
+// target's address check; the closed-loop setting of the capacity scenario; busy polling.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "net/address.h"
+#include "scenario/arm_options.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
 
@@ -71,6 +74,30 @@ TEST(ScenarioTarget, ClosedLoopIsCheckedAgainstConcurrency) {
   ASSERT_FALSE(plan);
   EXPECT_NE(plan.error().message.find("closed_loop and concurrency"), std::string::npos)
       << plan.error().message;
+}
+
+TEST(ScenarioTarget, BusyPollReachesTheLoadOptionsAndTheLinkStudiesUseIt) {
+  auto plain = ParseScenarioText(kBase, "t.toml", {});
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_FALSE(plain->base.busy_poll);
+  auto s = ParseScenarioText(std::string(kBase) + "busy_poll = true\n", "t.toml", {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->base.busy_poll);
+  auto o = MakeLoadOptions(s->base, ParseAddress("127.0.0.1:8443").value(), nullptr, 1);
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_TRUE(o->busy_poll);
+  EXPECT_EQ(ToJson(s->base).at("busy_poll"), true);
+  auto bad = ParseScenarioText(std::string(kBase) + "busy_poll = \"yes\"\n", "t.toml", {});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("busy_poll"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("must be true or false"), std::string::npos)
+      << bad.error().message;
+  for (const char* name : {"04-cert-chain-rtt.toml", "04b-loss-sweep.toml"}) {
+    auto study = ParseScenarioFile(
+        (std::filesystem::path(PQC_SOURCE_DIR) / "scenarios" / name).string(), {});
+    ASSERT_TRUE(study) << study.error().message;
+    EXPECT_TRUE(study->base.busy_poll) << name;
+  }
 }
 
 TEST(ScenarioTarget, CapacityScenarioCoversBothTargetsAndTheChains) {

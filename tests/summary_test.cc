@@ -343,6 +343,14 @@ TEST(LoadSummary, SaturationByCpu) {
   EXPECT_DOUBLE_EQ(s.loadgen.cpu_us_per_connection, 1.9e6);
   EXPECT_TRUE(HasReason(s, "load generator saturated: CPU 95.0 % of 2 threads > 90 %"))
       << Reasons(s);
+  // A busy-polling client is on its CPU by design: the share is reported, not judged; its
+  // start lag still is.
+  run.result.options.busy_poll = true;
+  const LoadSummary polled = run.Summary();
+  EXPECT_FALSE(polled.loadgen.saturated_by_cpu);
+  EXPECT_DOUBLE_EQ(polled.loadgen.cpu_share, 0.95);
+  EXPECT_TRUE(polled.arm.busy_poll);
+  EXPECT_TRUE(polled.valid()) << Reasons(polled);
 }
 
 TEST(LoadSummary, ErrorRateAboveThreshold) {
