@@ -77,6 +77,21 @@ std::vector<TrialRow> ReadTrials(const std::string& db_path) {
   return out;
 }
 
+// RunScenario: `pqc-bench run` on the scenario text (written to DIR/scenario.toml), which must
+// exit 0 and leave one run directory; returns its trials (empty after a failed assertion).
+std::vector<TrialRow> RunScenario(const std::string& dir, const std::string& text) {
+  const std::string file = dir + "/scenario.toml";
+  WriteFile(file, text);
+  const std::string root = dir + "/results";
+  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
+  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
+  EXPECT_EQ(e.code, 0) << e.output;
+  auto dirs = RunDirs(root);
+  EXPECT_EQ(dirs.size(), 1u) << e.output;
+  if (e.code != 0 || dirs.size() != 1) return {};
+  return ReadTrials(dirs[0] + "/results.sqlite");
+}
+
 // ServeChildrenMentioning: pids of `serve` processes whose command line contains `text`.
 std::vector<pid_t> ServeChildrenMentioning(const std::string& text) {
   std::vector<pid_t> out;
@@ -106,26 +121,18 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
   ASSERT_TRUE(peer);
 
   test::TempDir tmp("fault-run-external");
-  const std::string& dir = tmp.path();
-  const std::string file = dir + "/external.toml";
-  WriteFile(file,
-            "title = \"external, one arm broken\"\n"
-            "[target]\nkind = \"external\"\naddress = \"" +
-                peer->address().ToString() +
-                "\"\n"
-                "[tls]\ngroup = \"X25519\"\nchain = \"ecdsa-p256\"\n"
-                "[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\nwarmup = \"0s\"\n"
-                "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
-                "[trials]\ncount = 2\nseed = 3\n"
-                "[matrix]\npayload = [\"OK\", \"10K\"]\n");
-  const std::string root = dir + "/results";
-  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
-  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
-  ASSERT_EQ(e.code, 0) << e.output;
-  auto dirs = RunDirs(root);
-  ASSERT_EQ(dirs.size(), 1u) << e.output;
-  auto trials = ReadTrials(dirs[0] + "/results.sqlite");
-  ASSERT_EQ(trials.size(), 4u) << e.output;
+  auto trials =
+      RunScenario(tmp.path(),
+                  "title = \"external, one arm broken\"\n"
+                  "[target]\nkind = \"external\"\naddress = \"" +
+                      peer->address().ToString() +
+                      "\"\n"
+                      "[tls]\ngroup = \"X25519\"\nchain = \"ecdsa-p256\"\n"
+                      "[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\nwarmup = \"0s\"\n"
+                      "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
+                      "[trials]\ncount = 2\nseed = 3\n"
+                      "[matrix]\npayload = [\"OK\", \"10K\"]\n");
+  ASSERT_EQ(trials.size(), 4u);
   for (const TrialRow& t : trials) {
     SCOPED_TRACE("trial " + std::to_string(t.seq) + " arm " + std::to_string(t.arm));
     EXPECT_GE(t.connections, 35);
@@ -210,24 +217,16 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
 TEST(FaultRunTest, LinkLaterThanTheLagLimitInvalidatesTheTrial) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TUN devices)";
   test::TempDir tmp("fault-run-link-late");
-  const std::string& dir = tmp.path();
-  const std::string file = dir + "/late.toml";
-  WriteFile(file,
-            "title = \"link lateness\"\n"
-            "[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
-            "[load]\nmode = \"fresh\"\nrate = 20\nduration = \"1s\"\nwarmup = \"0s\"\n"
-            "network = \"wan\"\n"
-            "[networks.wan]\nrtt = \"4ms\"\n"
-            "[trials]\ncount = 1\nseed = 5\n"
-            "[matrix]\nmax_lag_p99 = [\"1us\", \"5s\"]\n");
-  const std::string root = dir + "/results";
-  auto child = test::SpawnBench({"run", file, "--results", root}, dir);
-  test::BenchExit e = test::WaitBench(child, std::chrono::seconds(60));
-  ASSERT_EQ(e.code, 0) << e.output;
-  auto dirs = RunDirs(root);
-  ASSERT_EQ(dirs.size(), 1u) << e.output;
-  auto trials = ReadTrials(dirs[0] + "/results.sqlite");
-  ASSERT_EQ(trials.size(), 2u) << e.output;
+  auto trials =
+      RunScenario(tmp.path(),
+                  "title = \"link lateness\"\n"
+                  "[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
+                  "[load]\nmode = \"fresh\"\nrate = 20\nduration = \"1s\"\nwarmup = \"0s\"\n"
+                  "network = \"wan\"\n"
+                  "[networks.wan]\nrtt = \"4ms\"\n"
+                  "[trials]\ncount = 1\nseed = 5\n"
+                  "[matrix]\nmax_lag_p99 = [\"1us\", \"5s\"]\n");
+  ASSERT_EQ(trials.size(), 2u);
   for (const TrialRow& t : trials) {
     SCOPED_TRACE("arm " + std::to_string(t.arm));
     EXPECT_GE(t.connections, 15);
