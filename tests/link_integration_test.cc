@@ -559,11 +559,15 @@ TEST_F(LinkIntegrationTest, CliExportsTheTargetAndExitsWithTheCommandsStatus) {
   std::string out;
   int rc = RunLinkCli(
       "--rtt 20ms -- sh -c 'echo target=$PQC_TARGET; test -s \"$PQC_CA\" && echo ca=ok; "
-      "exit 7'",
+      "nsenter --net=$PQC_SERVER_NETNS ip -brief addr show pqc0; "
+      "test \"$(readlink /proc/self/ns/net)\" = \"$(nsenter --net=$PQC_CLIENT_NETNS "
+      "readlink /proc/self/ns/net)\" && echo client-netns=ok; exit 7'",
       &out);
   EXPECT_EQ(rc, 7);
   EXPECT_NE(out.find("target=198.18.0.1:8443"), std::string::npos) << out;
   EXPECT_NE(out.find("ca=ok"), std::string::npos) << out;
+  EXPECT_NE(out.find("198.18.0.1/15"), std::string::npos) << out;  // the server side's pqc0
+  EXPECT_NE(out.find("client-netns=ok"), std::string::npos) << out;
 }
 
 TEST_F(LinkIntegrationTest, CliRunsLoadAgainstServeAcrossTheLink) {

@@ -51,7 +51,8 @@ int LinkMain(int argc, char** argv) {
   CLI::App app{
       "Runs CMD in a client network namespace joined to a server namespace by an emulated WAN "
       "(delay, jitter, loss, rate, queue), with this binary's `serve` listening on "
-      "198.18.0.1:PORT. CMD sees PQC_TARGET and PQC_CA. Needs root.",
+      "198.18.0.1:PORT. CMD sees PQC_TARGET, PQC_CA, PQC_SERVER_NETNS and PQC_CLIENT_NETNS. Needs "
+      "root.",
       "pqc-bench link [flags] -- CMD [ARGS...]"};
   link::LinkProfileText text;
   text.rtt = "0ms";

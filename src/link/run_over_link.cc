@@ -125,8 +125,12 @@ Result<LinkRunResult> RunOverLink(const LinkRunOptions& options, std::FILE* log)
   auto link = Link::Create(options.profile, options.mover_threads);
   if (!link) return link.error();
   const std::string target = fmt::format("{}:{}", kServerIp, options.port);
+  // The namespaces' paths let CMD start programs of its own on either side (`nsenter
+  // --net=$PQC_SERVER_NETNS …`), e.g. a plain TCP sender to measure the link without TLS.
   std::vector<std::string> env = {"PQC_TARGET=" + target, std::string("PQC_SERVER_IP=") + kServerIp,
-                                  std::string("PQC_CLIENT_IP=") + kClientIp};
+                                  std::string("PQC_CLIENT_IP=") + kClientIp,
+                                  "PQC_SERVER_NETNS=" + (*link)->server_netns_path(),
+                                  "PQC_CLIENT_NETNS=" + (*link)->client_netns_path()};
 
   std::optional<TempDir> temp;
   std::optional<ChildProcess> server;

@@ -32,8 +32,9 @@ struct LinkRunResult {
   MoverStats stats;
 };
 
-// RunOverLink: the command sees PQC_TARGET=198.18.0.1:<port>, PQC_SERVER_IP, PQC_CLIENT_IP
-// and, when the server wrote its root certificate (always, unless server_args give
+// RunOverLink: the command sees PQC_TARGET=198.18.0.1:<port>, PQC_SERVER_IP, PQC_CLIENT_IP,
+// PQC_SERVER_NETNS and PQC_CLIENT_NETNS (the namespaces' /run/netns paths) and, when the server
+// wrote its root certificate (always, unless server_args give
 // --cert-file), PQC_CA=<file>. Blocks SIGINT, SIGTERM and SIGCHLD in the calling thread
 // (call it before starting other threads): SIGINT/SIGTERM are forwarded to the command, which
 // gets 5 s before SIGKILL. `log` receives the server's output and progress lines.
