@@ -7,6 +7,7 @@
 
 #include "link/error_histogram.h"
 #include "link/link_profile.h"
+#include "link/mover.h"
 #include "link/netns.h"
 #include "link/packet_scheduler.h"
 
@@ -14,6 +15,7 @@ namespace pqc::link {
 namespace {
 
 constexpr Nanos kMs = 1'000'000;
+constexpr Nanos kUs = 1'000;
 
 TEST(LinkProfileTest, ParsesEveryField) {
   LinkProfileText t;
@@ -81,6 +83,23 @@ TEST(LinkProfileTest, RejectsBadValuesNamingTheField) {
     EXPECT_EQ(p.error().kind, ErrorKind::kUsage);
     EXPECT_NE(p.error().message.find(c.field), std::string::npos) << p.error().message;
   }
+}
+
+// The taps are read on a timer only while the shortest one-way delay leaves room for two
+// intervals and the spin: 1 ms at most, 0 (woken per packet) below 0.4 ms of one-way delay.
+TEST(TapPollIntervalTest, FollowsTheShortestOneWayDelay) {
+  LinkProfile p;
+  p.rtt = 10 * kMs;
+  EXPECT_EQ(mover::TapPollInterval(p), 1 * kMs);
+  p.rtt = 1 * kMs;
+  EXPECT_EQ(mover::TapPollInterval(p), 400 * kUs / 3);
+  p.jitter = 100 * kUs;  // shortest one-way 0.4 ms: 100 µs intervals still fit
+  EXPECT_EQ(mover::TapPollInterval(p), 100 * kUs);
+  p.jitter = 101 * kUs;
+  EXPECT_EQ(mover::TapPollInterval(p), 0);
+  p.rtt = 0;
+  p.jitter = 0;
+  EXPECT_EQ(mover::TapPollInterval(p), 0);
 }
 
 TEST(LossModelTest, RandomLossMatchesItsProbability) {

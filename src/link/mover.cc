@@ -32,6 +32,7 @@ constexpr size_t kBufferBytes = EgressReader::kPacketBytes;
 constexpr size_t kHoldLimit = 32'768;             // packets held per direction at most (64 MiB)
 constexpr int kReadBatch = EgressReader::kBatch;  // reads between two release checks
 constexpr Nanos kSpin = 100'000;                  // timer wakes this early, then spins
+constexpr int kDrainBatches = 64;                 // batches read per pass at most
 
 struct Held {
   Nanos release;
@@ -76,6 +77,20 @@ class SpinBudget {
 
 }  // namespace
 
+// TapPollInterval: with kernel timestamps a packet need not be read the moment it leaves,
+// only before it is due, so the mover can read the taps on a timer instead of being woken by
+// each packet. That wake-up is paid by the sender: its send() (or connect()) runs the tap's
+// wake-up of the mover — on a virtual machine connect() took 46 µs with it and 20 µs without
+// (9 µs on a bare TUN device). Three intervals (one waiting to be read, two for a late timer)
+// and the spin before release must fit in the shortest one-way delay; at most 1 ms (an idle
+// link then costs ~2 % of a CPU; at 100 µs, 22 %). Shorter delays keep the per-packet wake-up
+// (0 = off).
+Nanos TapPollInterval(const LinkProfile& profile) {
+  const Nanos shortest = profile.rtt / 2 - profile.jitter;
+  const Nanos interval = std::min<Nanos>(1'000'000, (shortest - kSpin) / 3);
+  return interval >= 100'000 ? interval : 0;
+}
+
 // Direction: one way's scheduler, held packets and counters. Driven by one Loop (one thread);
 // the counters and histogram are updated under mu_ once per loop pass (not per packet), so
 // stats() can read them while the thread runs.
@@ -87,6 +102,7 @@ class Direction {
   }
 
   int in() const { return in_.fd(); }
+  bool kernel_timestamps() const { return in_.kernel_timestamps(); }
   bool pending() const { return !heap_.empty(); }
   Nanos next_release() const { return heap_.top().release; }
 
@@ -194,7 +210,9 @@ class Direction {
 // without any thread wake-up, which on a virtual machine costs ~0.1–0.3 ms.
 class Loop {
  public:
-  Loop(std::vector<Direction*> dirs, int stop) : dirs_(std::move(dirs)), stop_(stop) {}
+  // poll > 0: read the taps at least that often instead of being woken by each packet.
+  Loop(std::vector<Direction*> dirs, int stop, Nanos poll)
+      : dirs_(std::move(dirs)), stop_(stop), poll_(poll) {}
 
   Status Init() {
     timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
@@ -204,7 +222,10 @@ class Loop {
                        fmt::format("mover: timerfd/epoll: {}", std::strerror(errno)));
     }
     std::vector<int> fds = {timer_.get(), stop_};
-    for (Direction* d : dirs_) fds.push_back(d->in());
+    for (Direction* d : dirs_) poll_ = d->kernel_timestamps() ? poll_ : 0;
+    if (poll_ == 0) {
+      for (Direction* d : dirs_) fds.push_back(d->in());
+    }
     for (int fd : fds) {
       epoll_event ev{};
       ev.events = EPOLLIN;
@@ -230,18 +251,23 @@ class Loop {
     last_blocked_ = MonotonicNow();
     while (!stopping_) {
       RestIfNeverBlocked();
-      for (Direction* d : dirs_) d->ReadAvailable();
+      // Drain each tap (bounded): a polling loop is not woken again for what one batch left.
+      for (Direction* d : dirs_) {
+        for (int i = 0; i < kDrainBatches && d->ReadAvailable() == kReadBatch; ++i) {
+        }
+      }
       for (Direction* d : dirs_) d->ReleaseDue();
       for (Direction* d : dirs_) d->Publish(realtime);
       Nanos next = 0;
       for (Direction* d : dirs_) {
         if (d->pending() && (next == 0 || d->next_release() < next)) next = d->next_release();
       }
+      const Nanos now = MonotonicNow();
       if (next == 0) {
+        if (poll_ > 0) Arm(now + poll_);
         Wait();
         continue;
       }
-      const Nanos now = MonotonicNow();
       const bool spin = budget_.Allows(now);
       if (spin && next - now <= kSpin) {
         // Spin to the release time, still taking arrivals so their timestamps stay true.
@@ -255,7 +281,8 @@ class Loop {
         budget_.Spent(now, MonotonicNow());
         continue;
       }
-      Arm(spin ? next - kSpin : next);
+      const Nanos wake = spin ? next - kSpin : next;
+      Arm(poll_ > 0 ? std::min(wake, now + poll_) : wake);
       Wait();
     }
   }
@@ -310,6 +337,7 @@ class Loop {
 
   std::vector<Direction*> dirs_;
   int stop_;
+  Nanos poll_;
   SpinBudget budget_;
   Nanos armed_ = 0;                          // when the timer fires; 0 = not set (or already fired)
   Nanos last_blocked_ = 0;                   // when the thread last gave up its CPU
@@ -342,13 +370,15 @@ Result<std::unique_ptr<Mover>> Mover::Start(const LinkProfile& profile, TunDevic
       profile, 0, EgressReader(m->client_.tun.get(), m->client_.tap.get()), m->server_.tun.get());
   m->to_client_ = std::make_unique<mover::Direction>(
       profile, 1, EgressReader(m->server_.tun.get(), m->server_.tap.get()), m->client_.tun.get());
+  const Nanos poll = mover::TapPollInterval(profile);
   if (threads == 1) {
     m->loops_.push_back(std::make_unique<mover::Loop>(
-        std::vector<mover::Direction*>{m->to_server_.get(), m->to_client_.get()}, m->stop_.get()));
+        std::vector<mover::Direction*>{m->to_server_.get(), m->to_client_.get()}, m->stop_.get(),
+        poll));
   } else {
     for (mover::Direction* d : {m->to_server_.get(), m->to_client_.get()}) {
       m->loops_.push_back(
-          std::make_unique<mover::Loop>(std::vector<mover::Direction*>{d}, m->stop_.get()));
+          std::make_unique<mover::Loop>(std::vector<mover::Direction*>{d}, m->stop_.get(), poll));
     }
   }
   for (auto& loop : m->loops_) {

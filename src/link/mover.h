@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "link/link_profile.h"
 #include "link/tun_device.h"
@@ -49,6 +50,9 @@ struct MoverStats {
 namespace mover {
 class Direction;
 class Loop;
+// TapPollInterval: how often the mover reads the taps on its own (0: it is woken by each
+// packet instead); see mover.cc.
+Nanos TapPollInterval(const LinkProfile& profile);
 }  // namespace mover
 
 class Mover {
