@@ -85,19 +85,19 @@ TEST(LinkProfileTest, RejectsBadValuesNamingTheField) {
   }
 }
 
-// The taps are read on a timer only while the shortest one-way delay leaves room for two
-// intervals and the spin: 1 ms at most, 0 (woken per packet) below 0.4 ms of one-way delay.
+// The taps are read on a timer only while the shortest one-way delay leaves room for three
+// intervals and the spin, with intervals from 0.5 ms to 1 ms; otherwise 0 (woken per packet).
 TEST(TapPollIntervalTest, FollowsTheShortestOneWayDelay) {
   LinkProfile p;
   p.rtt = 10 * kMs;
   EXPECT_EQ(mover::TapPollInterval(p), 1 * kMs);
-  p.rtt = 1 * kMs;
-  EXPECT_EQ(mover::TapPollInterval(p), 400 * kUs / 3);
-  p.jitter = 100 * kUs;  // shortest one-way 0.4 ms: 100 µs intervals still fit
-  EXPECT_EQ(mover::TapPollInterval(p), 100 * kUs);
-  p.jitter = 101 * kUs;
+  p.rtt = 4 * kMs;
+  EXPECT_EQ(mover::TapPollInterval(p), 1'900 * kUs / 3);
+  p.jitter = 400 * kUs;  // shortest one-way 1.6 ms: 0.5 ms intervals still fit
+  EXPECT_EQ(mover::TapPollInterval(p), 500 * kUs);
+  p.jitter = 401 * kUs;
   EXPECT_EQ(mover::TapPollInterval(p), 0);
-  p.rtt = 0;
+  p.rtt = 1 * kMs;
   p.jitter = 0;
   EXPECT_EQ(mover::TapPollInterval(p), 0);
 }

@@ -83,12 +83,14 @@ class SpinBudget {
 // wake-up of the mover — on a virtual machine connect() took 46 µs with it and 20 µs without
 // (9 µs on a bare TUN device). Three intervals (one waiting to be read, two for a late timer)
 // and the spin before release must fit in the shortest one-way delay; at most 1 ms (an idle
-// link then costs ~2 % of a CPU; at 100 µs, 22 %). Shorter delays keep the per-packet wake-up
+// link then costs ~2 % of a CPU). Not below 0.5 ms: a FIFO thread's timer every 133 µs (1 ms
+// of RTT) took so much CPU from the endpoints that a CPU-bound ml-dsa-44 handshake at 1 ms of
+// RTT went from 3.0–3.1 to 3.3–3.5 ms (p50). Shorter delays keep the per-packet wake-up
 // (0 = off).
 Nanos TapPollInterval(const LinkProfile& profile) {
   const Nanos shortest = profile.rtt / 2 - profile.jitter;
   const Nanos interval = std::min<Nanos>(1'000'000, (shortest - kSpin) / 3);
-  return interval >= 100'000 ? interval : 0;
+  return interval >= 500'000 ? interval : 0;
 }
 
 // Direction: one way's scheduler, held packets and counters. Driven by one Loop (one thread);
