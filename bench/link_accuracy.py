@@ -65,6 +65,19 @@ def connect_accuracy(binary, rtt_ms, seconds, rate, tmp):
     }
 
 
+def transfer_result(size_b, seconds, stats):
+    """One transfer's goodput and what the mover did meanwhile."""
+    return {
+        "bytes": size_b,
+        "seconds": round(seconds, 3),
+        "goodput_gbit": round(size_b * 8 / seconds / 1e9, 3),
+        "mover_packets_per_s": round(stats["packets"] / seconds),
+        "mover_gbit": round(stats["bytes"] * 8 / seconds / 1e9, 3),
+        "dropped_queue": stats["dropped_queue"],
+        "release_error_us": stats["release_error_us"],
+    }
+
+
 def download(binary, link_args, size, tmp, tag):
     url = f"https://localhost:8443/payload/{size}"
     inner = (f"curl -sS -o /dev/null --cacert $PQC_CA --connect-to localhost:8443:$PQC_TARGET "
@@ -72,15 +85,7 @@ def download(binary, link_args, size, tmp, tag):
     out, stats = run_link(binary, link_args, inner, tmp, tag)
     size_b, t_tls, t_total = out.split()
     seconds = float(t_total) - float(t_tls)
-    return {
-        "bytes": int(size_b),
-        "seconds": round(seconds, 3),
-        "goodput_gbit": round(int(size_b) * 8 / seconds / 1e9, 3),
-        "mover_packets_per_s": round(stats["packets"] / seconds),
-        "mover_gbit": round(stats["bytes"] * 8 / seconds / 1e9, 3),
-        "dropped_queue": stats["dropped_queue"],
-        "release_error_us": stats["release_error_us"],
-    }
+    return transfer_result(int(size_b), seconds, stats)
 
 
 def size_bytes(text):
@@ -95,15 +100,7 @@ def bulk_tcp(binary, link_args, size, tmp, tag):
     out, stats = run_link(binary, [*link_args, "--no-server"], inner, tmp, tag)
     size_b, seconds = out.split()
     seconds = float(seconds)
-    return {
-        "bytes": int(size_b),
-        "seconds": round(seconds, 3),
-        "goodput_gbit": round(int(size_b) * 8 / seconds / 1e9, 3),
-        "mover_packets_per_s": round(stats["packets"] / seconds),
-        "mover_gbit": round(stats["bytes"] * 8 / seconds / 1e9, 3),
-        "dropped_queue": stats["dropped_queue"],
-        "release_error_us": stats["release_error_us"],
-    }
+    return transfer_result(int(size_b), seconds, stats)
 
 
 def main():
