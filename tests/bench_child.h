@@ -41,6 +41,10 @@ SocketAddress ServeAddress(const BenchChild& child);
 
 // ReadFile: the whole file ("" if missing).
 std::string ReadFile(const std::string& path);
+// WriteFile: replaces the file's content with `text`.
+void WriteFile(const std::string& path, const std::string& text);
+// RunDirs: the run directories under a results root.
+std::vector<std::string> RunDirs(const std::string& root);
 
 // TempDir: a new directory under the test's temporary directory, removed with everything in
 // it (results databases, child output) when the test ends.

@@ -23,18 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::trunc) << text;
-}
-
-std::vector<std::string> RunDirs(const std::string& root) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (e.is_directory()) out.push_back(e.path().string());
-  }
-  return out;
-}
+using test::RunDirs;
+using test::WriteFile;
 
 // TrialRow: what a test checks of a stored trial.
 struct TrialRow {

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench_child.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -37,10 +39,7 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using pqc::test::WriteFile;
 
 // TempDir: a fresh directory, removed with its contents at the end of the test.
 class TempDir {
@@ -123,13 +122,13 @@ Finished Wait(const Child& c, std::chrono::seconds limit = std::chrono::seconds(
 }
 
 Finished Exec(const std::vector<std::string>& args, const std::string& io_dir,
-             std::chrono::seconds limit = std::chrono::seconds(60)) {
+              std::chrono::seconds limit = std::chrono::seconds(60)) {
   return Wait(Spawn(args, io_dir), limit);
 }
 
 std::string Describe(const Finished& f) {
-  return "exit " + std::to_string(f.rc) + (f.timed_out ? " (timed out)" : "") +
-         "\n--- stdout:\n" + f.out + "\n--- stderr:\n" + f.err;
+  return "exit " + std::to_string(f.rc) + (f.timed_out ? " (timed out)" : "") + "\n--- stdout:\n" +
+         f.out + "\n--- stderr:\n" + f.err;
 }
 
 // Scenario: two arms (X25519 vs X25519MLKEM768), fresh handshakes at 50/s.
@@ -137,22 +136,16 @@ std::string Scenario(int trials, const std::string& duration, const std::string&
                      int seed = 7) {
   return "title = \"run_test\"\n"
          "[tls]\nchain = \"ecdsa-p256\"\n"
-         "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"" + duration +
-         "\"\nwarmup = \"" + warmup + "\"\n"
-         "[trials]\ncount = " + std::to_string(trials) + "\nseed = " + std::to_string(seed) +
+         "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"" +
+         duration + "\"\nwarmup = \"" + warmup +
+         "\"\n"
+         "[trials]\ncount = " +
+         std::to_string(trials) + "\nseed = " + std::to_string(seed) +
          "\n"
          "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n";
 }
 
-// RunDirs: the run directories under a results root.
-std::vector<std::string> RunDirs(const std::string& root) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (e.is_directory()) out.push_back(e.path().string());
-  }
-  return out;
-}
+using pqc::test::RunDirs;
 
 // Sql: read-only queries on a results database.
 class Sql {
@@ -281,13 +274,14 @@ bool NoProcessMentions(const std::string& text, std::chrono::seconds limit) {
 void ExpectArmMeasured(const nlohmann::json& arm, Sql& sql) {
   const int64_t id = arm["id"].get<int64_t>();
   SCOPED_TRACE("arm " + std::to_string(id) + " " + arm["label"].dump());
-  for (const std::string& why :
-       sql.Texts("SELECT reasons_json FROM trials WHERE valid = 0 AND arm_id = " + std::to_string(id))) {
+  for (const std::string& why : sql.Texts(
+           "SELECT reasons_json FROM trials WHERE valid = 0 AND arm_id = " + std::to_string(id))) {
     EXPECT_NE(why.find("load generator saturated"), std::string::npos)
         << "an invalid trial for another reason than the machine's load: " << why;
   }
   EXPECT_GT(sql.Int("SELECT count(*) FROM connections c JOIN trials t ON c.trial_id = t.id "
-                    "WHERE c.measured = 1 AND c.tls_done != 0 AND t.arm_id = " + std::to_string(id)),
+                    "WHERE c.measured = 1 AND c.tls_done != 0 AND t.arm_id = " +
+                    std::to_string(id)),
             0);
   if (arm["status"] == "ok") {
     EXPECT_GT(arm["phases"]["handshake"]["count"].get<int64_t>(), 0) << arm.dump();
@@ -312,7 +306,8 @@ void ExpectInterleaved(Sql& sql, int arms) {
 }
 
 void ExpectNoDuplicateSeq(Sql& sql) {
-  EXPECT_EQ(sql.Int("SELECT count(*) FROM trials"), sql.Int("SELECT count(DISTINCT seq) FROM trials"));
+  EXPECT_EQ(sql.Int("SELECT count(*) FROM trials"),
+            sql.Int("SELECT count(DISTINCT seq) FROM trials"));
   EXPECT_EQ(sql.Int("SELECT count(*) FROM trials WHERE interrupted = 1"), 0);
 }
 
@@ -345,8 +340,8 @@ TEST(RunTest, CompleteRunWritesAllFilesAndInterleavesTheArms) {
   auto dirs = RunDirs(r.root);
   ASSERT_EQ(dirs.size(), 1u);
   const std::string name = fs::path(r.dir).filename().string();
-  EXPECT_TRUE(name.size() > std::string("-twoarms").size() &&
-              name.ends_with("-twoarms") && std::isdigit(static_cast<unsigned char>(name[0])))
+  EXPECT_TRUE(name.size() > std::string("-twoarms").size() && name.ends_with("-twoarms") &&
+              std::isdigit(static_cast<unsigned char>(name[0])))
       << name;
   for (const char* f : {"results.sqlite", "summary.json", "summary.md", "report.html"}) {
     EXPECT_TRUE(fs::is_regular_file(r.dir + "/" + f)) << f;
