@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build.sh [release|asan|tsan|fuzz] — configures and builds pqc-bench against the cached
+# build.sh [release|asan|tsan|fuzz] [TARGET...] — configures and builds pqc-bench against the cached
 # OpenSSL 3.5 (runs setup.sh first, which is a few seconds once everything is cached).
 # Build trees: build/ (release), build-asan/ (AddressSanitizer + UBSan, Debug), build-tsan/
 # (ThreadSanitizer, gcc, RelWithDebInfo: only the binary and the tests that run threads, which
@@ -8,6 +8,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-release}
+shift $(($# > 0 ? 1 : 0))
+extra=("$@")  # targets to build instead of the kind's default (e.g. pqc-bench)
 envfile=$("$here/scripts/setup.sh" | tail -n 1)
 # shellcheck disable=SC1090
 . "$envfile"
@@ -25,9 +27,20 @@ case "$kind" in
     targets=(fuzzers) ;;
   *) echo "build.sh: unknown build '$kind' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
 esac
+# ccache, in the set-up cache: every build tree of every checkout (a developer's, CI's fresh
+# clone, the readme test's clone) compiles the same sources with the same flags. Paths are
+# rewritten relative to the checkout (CCACHE_BASEDIR) and the build directory is not hashed,
+# so a clone in another folder hits the objects a previous build made.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_DIR="${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}/ccache"
+  export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 # -U: forget a previously found OpenSSL, so that a changed cache location is honoured.
 cmake -S "$here" -B "$dir" -G Ninja -U "OPENSSL_*" -DOPENSSL_ROOT_DIR="$PQC_OPENSSL_ROOT" \
-  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" "${flags[@]}" >/dev/null
+  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" "${launcher[@]}" "${flags[@]}" >/dev/null
+((${#extra[@]})) && targets=("${extra[@]}")
 if ((${#targets[@]})); then
   cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
 else

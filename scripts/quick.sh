@@ -7,7 +7,8 @@
 # results/<UTC time>-quick/. Extra arguments go to `run` (e.g. --full, --set duration=5s).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dir=$("$here/scripts/build.sh" release | tail -n 1)
+# Only the binary: the tests are test.sh's to build.
+dir=$("$here/scripts/build.sh" release pqc-bench | tail -n 1)
 bin="$dir/src/pqc-bench"
 cd "$here"
 

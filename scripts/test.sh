@@ -28,7 +28,11 @@ for stage in "${stages[@]}"; do
       echo "== $stage build ==" >&2
       dir=$("$here/scripts/build.sh" "$stage" | tail -n 1)
       echo "== $stage tests ==" >&2
-      (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
+      # The readme tests drive the release tree's binary as the README shows it (build/src):
+      # in the ASan stage they would run the same thing again.
+      exclude=()
+      [ "$stage" = asan ] && exclude=(-LE '^readme$')
+      (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 1500 "${exclude[@]}")
       ;;
     tsan)
       echo "== tsan build ==" >&2

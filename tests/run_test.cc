@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -615,6 +616,197 @@ TEST(RunTest, SlhDsaArmFailsWithItsProbeAndTheOtherArmRuns) {
       << why;
   EXPECT_EQ(sql.Int("SELECT count(*) FROM trials WHERE arm_id = 2"), 0);
   EXPECT_EQ(sql.Int("SELECT count(*) FROM trials WHERE arm_id = 1"), 1);
+}
+
+}  // namespace
+
+namespace {
+
+// Last non-empty line of `text`.
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+// A run whose arms all failed (SLH-DSA cannot be served) measured nothing: it exits 1 without
+// --strict, says so in its last line, and still writes its report of the failure.
+TEST(RunTest, RunWithNoValidTrialExitsOneAndSaysSoLast) {
+  TempDir tmp;
+  const std::string file = tmp / "nothing.toml";
+  WriteFile(file,
+            "title = \"nothing valid\"\n"
+            "[tls]\nchain = \"slh-dsa-sha2-128f\"\n"
+            "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"1s\"\nwarmup = \"0s\"\n"
+            "[trials]\ncount = 1\n");
+  const std::string root = tmp / "results";
+  Finished f = Exec({"run", file, "--results", root}, tmp.path(), std::chrono::seconds(60));
+  EXPECT_EQ(f.rc, 1) << Describe(f);
+  EXPECT_NE(LastLine(f.err).find("run measured nothing: no arm produced a valid trial"),
+            std::string::npos)
+      << Describe(f);
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(fs::exists(dirs[0] + "/report.html"));
+  // One valid arm is enough for exit 0 (without --strict).
+  const std::string mixed = tmp / "mixed.toml";
+  WriteFile(mixed,
+            "title = \"one arm valid\"\n"
+            "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"1s\"\nwarmup = \"0s\"\n"
+            "[trials]\ncount = 1\n"
+            "[matrix]\nchain = [\"ecdsa-p256\", \"slh-dsa-sha2-128f\"]\n");
+  Finished g = Exec({"run", mixed, "--results", root}, tmp.path(), std::chrono::seconds(60));
+  EXPECT_EQ(g.rc, 0) << Describe(g);
+  EXPECT_EQ(g.err.find("run measured nothing"), std::string::npos) << Describe(g);
+}
+
+}  // namespace
+
+namespace {
+
+// ExternalServe: `pqc-bench serve` on 127.0.0.1 with its own chain and root (written to
+// DIR/external-ca.pem) — a server the run does not start or configure.
+struct ExternalServe {
+  pqc::test::BenchChild child;
+  std::string address, ca;
+  explicit ExternalServe(const std::string& dir) : ca(dir + "/external-ca.pem") {
+    child = pqc::test::SpawnBench({"serve", "--listen", "127.0.0.1:0", "--write-ca", ca, "--groups",
+                                   "X25519MLKEM768:X25519", "--duration", "120s"},
+                                  dir);
+    address = pqc::test::ServeAddress(child).ToString();
+  }
+  ~ExternalServe() {
+    kill(child.pid, SIGTERM);
+    pqc::test::WaitBench(child, std::chrono::seconds(20));
+  }
+};
+
+// A matrix over targets gives each arm its own trust: the embedded arm the run's root, the
+// external arm its `ca` (before the fix, the comma-joined kinds "embedded, external" were
+// compared with "external" and the external arm got the run's root: every connection failed).
+TEST(RunTest, TargetMatrixVerifiesEachArmWithItsOwnTrust) {
+  TempDir tmp;
+  ExternalServe server(tmp.path());
+  ASSERT_NE(server.address, "") << pqc::test::ReadFile(server.child.out_path);
+  const std::string file = tmp / "targets.toml";
+  WriteFile(file, "title = \"targets\"\n[target]\naddress = \"" + server.address + "\"\nca = \"" +
+                      server.ca +
+                      "\"\n[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\n"
+                      "warmup = \"0s\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\n"
+                      "[matrix]\ntarget = [\"embedded\", \"external\"]\n");
+  const std::string root = tmp / "results";
+  Finished f = Exec({"run", file, "--results", root}, tmp.path(), std::chrono::seconds(90));
+  ASSERT_EQ(f.rc, 0) << Describe(f);
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u);
+  auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
+  ASSERT_EQ(summary["arms"].size(), 2u) << summary.dump();
+  for (const auto& arm : summary["arms"]) {
+    EXPECT_EQ(arm["status"], "ok") << arm.dump();
+    EXPECT_EQ(arm["errors"], 0) << arm.dump();
+  }
+  // The external arm's server-side settings are the server's, never reported as applied.
+  Sql sql(dirs[0] + "/results.sqlite");
+  ASSERT_TRUE(sql.ok()) << sql.error();
+  const std::vector<std::string> rows = sql.Texts("SELECT settings_json FROM arms WHERE id = 2");
+  ASSERT_EQ(rows.size(), 1u);
+  const std::string& settings = rows[0];
+  EXPECT_NE(settings.find("\"chain\":\"as the server is configured\""), std::string::npos)
+      << settings;
+  EXPECT_EQ(summary["arms"][1]["factors"]["chain"], "as the server is configured");
+  EXPECT_EQ(summary["arms"][0]["factors"]["chain"], "ecdsa-p256");
+}
+
+// `run SCENARIO --target HOST:PORT`: a shipped study against one's own server. Without --ca
+// the system's trust store is used, which does not know this server's root: refused before
+// any trial, naming the store; with --ca it runs; a matrix factor that configures the server
+// is refused with its name.
+TEST(RunTest, ShippedScenarioAgainstAnExternalServer) {
+  TempDir tmp;
+  ExternalServe server(tmp.path());
+  ASSERT_NE(server.address, "") << pqc::test::ReadFile(server.child.out_path);
+  const std::string root = tmp / "results";
+  const std::string scenario = std::string(PQC_SOURCE_DIR) + "/scenarios/quick.toml";
+  Finished untrusted =
+      Exec({"run", scenario, "--target", server.address, "--results", root}, tmp.path());
+  EXPECT_EQ(untrusted.rc, 2) << Describe(untrusted);
+  EXPECT_NE(untrusted.err.find("failed verification against the system trust store"),
+            std::string::npos)
+      << Describe(untrusted);
+  EXPECT_NE(untrusted.err.find("--ca FILE"), std::string::npos) << Describe(untrusted);
+  EXPECT_TRUE(RunDirs(root).empty()) << "no trial may run";
+
+  Finished ok = Exec({"run", scenario, "--target", server.address, "--ca", server.ca, "--set",
+                      "duration=1s", "--set", "warmup=1s", "--trials", "1", "--results", root},
+                     tmp.path(), std::chrono::seconds(120));
+  ASSERT_EQ(ok.rc, 0) << Describe(ok);
+  auto dirs = RunDirs(root);
+  ASSERT_EQ(dirs.size(), 1u);
+  auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
+  ASSERT_EQ(summary["arms"].size(), 4u);
+  for (const auto& arm : summary["arms"]) EXPECT_EQ(arm["status"], "ok") << arm.dump();
+  EXPECT_EQ(summary["run"]["target"], "external");
+
+  const std::string chains = tmp / "chains.toml";
+  WriteFile(chains,
+            "title = \"chains\"\n[load]\nrate = 20\nduration = \"1s\"\n"
+            "[matrix]\nchain = [\"ecdsa-p256\", \"ml-dsa-44\"]\n");
+  Finished refused =
+      Exec({"run", chains, "--target", server.address, "--ca", server.ca, "--results", root},
+           tmp.path());
+  EXPECT_EQ(refused.rc, 2) << Describe(refused);
+  EXPECT_NE(refused.err.find("matrix.chain sets chain"), std::string::npos) << Describe(refused);
+  EXPECT_EQ(RunDirs(root).size(), 1u) << "the refused run made no directory";
+}
+
+}  // namespace
+
+namespace {
+
+// KeyPaths: every key path of a JSON document ("run.network", "arms[].phases.handshake.p50"),
+// array elements merged under "[]" — the document's shape, without its values.
+void KeyPaths(const nlohmann::json& j, const std::string& at, std::set<std::string>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      const std::string path = at.empty() ? k : at + "." + k;
+      out.insert(path);
+      KeyPaths(v, path, out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j) KeyPaths(v, at + "[]", out);
+  }
+}
+
+// The report tests read fixtures made from real runs (tests/data/make_fixtures.sh). A summary
+// the tool writes today must have the fixture's shape, key for key: a field added, renamed or
+// dropped fails here until the fixtures are made again, so they cannot drift from the tool.
+TEST(RunTest, SummaryHasTheShapeOfTheReportFixtures) {
+  const CompletedRun& r = SharedRun();
+  ASSERT_EQ(r.result.rc, 0) << Describe(r.result);
+  auto live = nlohmann::json::parse(ReadAll(r.dir + "/summary.json"));
+  auto fixture = nlohmann::json::parse(
+      ReadAll(std::string(PQC_SOURCE_DIR) + "/tests/data/summary_fresh_study.json"));
+  std::set<std::string> live_paths, fixture_paths;
+  KeyPaths(live, "", live_paths);
+  KeyPaths(fixture, "", fixture_paths);
+  std::vector<std::string> only_live, only_fixture;
+  std::set_difference(live_paths.begin(), live_paths.end(), fixture_paths.begin(),
+                      fixture_paths.end(), std::back_inserter(only_live));
+  std::set_difference(fixture_paths.begin(), fixture_paths.end(), live_paths.begin(),
+                      live_paths.end(), std::back_inserter(only_fixture));
+  // Outliers are data-dependent (a trial far from the others): their keys may be in either.
+  auto data_dependent = [](const std::string& p) {
+    return p.find(".outliers[].") != std::string::npos;
+  };
+  std::erase_if(only_live, data_dependent);
+  std::erase_if(only_fixture, data_dependent);
+  EXPECT_TRUE(only_live.empty()) << "written by the tool, missing from the fixtures (run "
+                                    "tests/data/make_fixtures.sh): "
+                                 << ::testing::PrintToString(only_live);
+  EXPECT_TRUE(only_fixture.empty()) << "in the fixtures, no longer written by the tool: "
+                                    << ::testing::PrintToString(only_fixture);
 }
 
 }  // namespace

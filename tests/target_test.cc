@@ -248,6 +248,28 @@ TEST_F(TargetTest, ConfigurationTheServerRejectsIsReportedWithItsLog) {
   }
 }
 
+// The default results directory is relative ("results"), so `run` hands the drivers relative
+// work directories and certificate paths. nginx resolves relative paths against its prefix:
+// both drivers must make them absolute before a child sees them.
+TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
+  const std::filesystem::path here = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  config_.chain_file = std::filesystem::relative(config_.chain_file, dir_).string();
+  config_.key_file = std::filesystem::relative(config_.key_file, dir_).string();
+  ASSERT_EQ(config_.chain_file.front(), 'c');  // "cert/…": relative indeed
+  std::filesystem::create_directories("results/run/trials/0000");
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    auto addr = t->Start(config_, Placement{}, "results/run/trials/0000");
+    ASSERT_TRUE(addr.ok()) << t->name() << ": " << addr.error().message;
+    CheckServes(*addr, "X25519");
+    auto stats = t->Stop();
+    ASSERT_TRUE(stats.ok()) << t->name() << ": " << stats.error().message;
+  }
+  EXPECT_TRUE(std::filesystem::exists("results/run/trials/0000/nginx-error.log"));
+  EXPECT_FALSE(std::filesystem::exists("results/run/trials/0000/nginx-temp/results"));
+  std::filesystem::current_path(here);
+}
+
 TEST_F(TargetTest, ExternalWaitsForTheServerAndHasNoStats) {
   ServerOptions so;
   so.listen = ParseAddress("127.0.0.1:0").value();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/slow_start.h"
+
 namespace pqc {
 namespace {
 
@@ -87,3 +89,24 @@ TEST(FormatSize, CanonicalNames) {
 
 }  // namespace
 }  // namespace pqc
+
+// The window doubles per round trip in slow start: 10, then 20 more, then 40 more segments.
+TEST(SlowStart, RoundTripsFollowTheDoublingWindow) {
+  EXPECT_EQ(pqc::SlowStartRoundTrips(0), 1u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(10), 1u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(10.5), 2u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(11), 2u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(30), 2u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(31), 3u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(70), 3u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(71), 4u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(12, 4), 2u);  // a route's initcwnd 4: 4, 12, 28
+  EXPECT_EQ(pqc::SlowStartRoundTrips(13, 4), 3u);
+  // The seven-certificate ml-dsa-87 chain of the issue: Certificate 45,458 B + CertificateVerify
+  // 4,635 B need at least 35 full segments, so 3 round trips (measured: 3.11 RTT at 50 ms).
+  EXPECT_EQ(pqc::SegmentsFor(45'458 + 4'635), 35u);
+  EXPECT_EQ(pqc::SlowStartRoundTrips(pqc::SegmentsFor(45'458 + 4'635)), 3u);
+  EXPECT_EQ(pqc::SegmentsFor(1), 1u);
+  EXPECT_EQ(pqc::SegmentsFor(1448), 1u);
+  EXPECT_EQ(pqc::SegmentsFor(1449), 2u);
+}

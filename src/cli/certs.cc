@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "core/slow_start.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
 #include "tls/chain_sizes.h"
@@ -32,7 +33,9 @@ nlohmann::json ToJson(const CertChain& chain, const ChainSizes& sizes, const Cha
                    {"certificate_verify_bytes", sizes.certificate_verify_bytes},
                    {"certificate_plus_verify_bytes", sizes.cert_plus_verify()},
                    {"initial_window_bytes", kInitialWindowBytes},
-                   {"exceeds_initial_window", sizes.exceeds_initial_window()}};
+                   {"exceeds_initial_window", sizes.exceeds_initial_window()},
+                   {"min_segments", SegmentsFor(sizes.cert_plus_verify())},
+                   {"round_trips", SlowStartRoundTrips(SegmentsFor(sizes.cert_plus_verify()))}};
   if (files != nullptr) {
     j["files"] = {{"chain", files->chain_pem},
                   {"key", files->leaf_key_pem},
@@ -56,9 +59,12 @@ void PrintTable(const CertChain& chain, const ChainSizes& sizes, const ChainFile
   fmt::print("  together                   {:>7}  {} the {}-byte initial window (10 segments)\n",
              sizes.cert_plus_verify(), sizes.exceeds_initial_window() ? "EXCEEDS" : "fits in",
              kInitialWindowBytes);
-  if (sizes.exceeds_initial_window()) {
-    fmt::print("  -> a fresh handshake needs an extra round trip for the server's first flight\n");
-  }
+  const uint32_t segments = SegmentsFor(sizes.cert_plus_verify());
+  const uint32_t rtts = SlowStartRoundTrips(segments);
+  fmt::print(
+      "  -> at least {} segments of {} bytes: the handshake takes {} round trip{} in slow "
+      "start ({} extra; the window starts at {} segments and doubles each round trip)\n",
+      segments, kMssTimestamps, rtts, rtts == 1 ? "" : "s", rtts - 1, kInitialWindowSegments);
   if (files != nullptr) {
     fmt::print("\nfiles: {} (server chain), {} (key, 0600), {} (trust anchor)\n", files->chain_pem,
                files->leaf_key_pem, files->root_pem);

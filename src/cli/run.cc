@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -49,7 +50,7 @@ int RunMain(int argc, char** argv) {
       "Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
       "the summary and the report.",
       "pqc-bench run"};
-  std::string file, results_root = "results", resume, nginx;
+  std::string file, results_root = "results", resume, nginx, external, server_name, ca;
   std::vector<std::string> sets;
   uint32_t trials = 0;
   bool full = false, strict = false;
@@ -64,6 +65,18 @@ int RunMain(int argc, char** argv) {
       app.add_option("--resume", resume, "finish an interrupted run (its results directory)");
   app.add_option("--nginx", nginx,
                  "nginx binary for target = \"nginx\" (default: $PQC_NGINX, else the build's)");
+  auto* target_opt = app.add_option(
+      "--target", external,
+      "run every arm against your own server at HOST:PORT (target external; names are not "
+      "resolved)");
+  app.add_option("--server-name", server_name,
+                 "with --target: SNI, Host and the name its certificate must carry (default: the "
+                 "address's host)")
+      ->needs(target_opt);
+  app.add_option("--ca", ca,
+                 "with --target: PEM file of the CA that verifies the server (default: the "
+                 "system's trust store)")
+      ->needs(target_opt);
   app.add_flag("--strict", strict, "exit 1 when a trial is invalid or an arm failed");
   resume_opt->excludes(file_opt);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
@@ -73,12 +86,30 @@ int RunMain(int argc, char** argv) {
                                         "--resume DIR"));
   }
 
+  // --target and its companions are settings like any other (stored, and resumed, as --set).
+  if (!external.empty()) {
+    sets.insert(sets.end(), {"target=external", "address=" + external});
+    if (!server_name.empty()) sets.push_back("server_name=" + server_name);
+    if (!ca.empty()) sets.push_back("ca=" + ca);
+  }
   scenario::ParseOptions po{.full = full, .overrides = sets, .trials = trials};
   auto sc = resume.empty() ? scenario::ParseScenarioFile(file, po) : ResumeScenario(resume, po);
   if (!sc) return ReportError("run", sc.error());
   auto plan = scenario::MakePlan(*sc);
   if (!plan) return ReportError("run", plan.error());
 
+  if (!external.empty()) {
+    for (const scenario::Arm& a : plan->arms) {
+      if (a.settings.target != "external") {
+        return ReportError(
+            "run", MakeError(ErrorKind::kUsage,
+                             fmt::format("--target {}: arm '{}' runs on target {}, set by the "
+                                         "scenario's matrix; drop the target factor to point "
+                                         "every arm at your server",
+                                         external, a.label, a.settings.target)));
+      }
+    }
+  }
   scenario::RunOptions ro;
   ro.results_root = results_root;
   ro.resume_dir = resume;
@@ -116,10 +147,25 @@ int RunMain(int argc, char** argv) {
   }
   fmt::print("\nresults: {}/ (results.sqlite, summary.md, summary.json, report.html)\n",
              outcome->dir);
+  std::fflush(stdout);
+  // Over the whole stored run (a resumed run's earlier trials count): a run in which no arm
+  // produced a valid trial measured nothing, whatever --strict says.
+  const auto valid = std::count_if(stored->trials.begin(), stored->trials.end(),
+                                   [](const results::StoredTrial& t) { return t.valid; });
   if (!outcome->complete) {
     fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome->dir);
+  }
+  if (valid == 0) {
+    const auto failed =
+        std::count_if(stored->arms.begin(), stored->arms.end(),
+                      [](const results::StoredArm& a) { return a.status == "failed"; });
+    fmt::print(stderr,
+               "run measured nothing: no arm produced a valid trial ({} of {} arms failed, {} "
+               "trials ran, all invalid); see the reasons above (exit status 1)\n",
+               failed, stored->arms.size(), stored->trials.size());
     return kExitInvalid;
   }
+  if (!outcome->complete) return kExitInvalid;
   if (strict && (outcome->trials_invalid > 0 || outcome->arms_failed > 0)) return kExitInvalid;
   return kExitOk;
 }

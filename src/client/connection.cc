@@ -115,7 +115,10 @@ bool Connection::StepConnect() {
     return false;
   }
   SSL_set_connect_state(ssl_.get());
-  SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
+  // RFC 6066 allows no IP literal as a server name: an address without a name sends none.
+  if (!IsIpLiteral(env_.options->server_name)) {
+    SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
+  }
   if (record_.mode == ConnMode::kResume) {
     if (SSL_SESSION* session = env_.sessions->Take()) {
       SSL_set_session(ssl_.get(), session);

@@ -84,6 +84,21 @@ Result<SocketAddress> ParseAddress(std::string_view text) {
   return out;
 }
 
+std::string AddressHost(std::string_view text) {
+  if (!text.empty() && text.front() == '[') {
+    const size_t close = text.find(']');
+    return close == std::string_view::npos ? std::string() : std::string(text.substr(1, close - 1));
+  }
+  const size_t colon = text.rfind(':');
+  return colon == std::string_view::npos ? std::string() : std::string(text.substr(0, colon));
+}
+
+bool IsIpLiteral(const std::string& text) {
+  in6_addr buf{};
+  return inet_pton(AF_INET, text.c_str(), &buf) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), &buf) == 1;
+}
+
 SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len) {
   SocketAddress out;
   out.len = std::min<socklen_t>(len, sizeof(out.storage));

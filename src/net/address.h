@@ -28,6 +28,12 @@ struct SocketAddress {
 // accepted (bind to an ephemeral port); errors name the text and show an example.
 Result<SocketAddress> ParseAddress(std::string_view text);
 
+// AddressHost: the host part of "HOST:PORT" as written ("localhost", "10.0.0.1", "::1"), "" if
+// the text has no port.
+std::string AddressHost(std::string_view text);
+// IsIpLiteral: an IPv4 or IPv6 address in text form (no brackets).
+bool IsIpLiteral(const std::string& text);
+
 // AddressFromSockaddr: wraps what the kernel returned (accept, getsockname). The length is
 // clamped to sockaddr_storage.
 SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -130,13 +131,37 @@ ordered_json PhaseJson(const PooledSamples& s, const BootstrapOptions& bo) {
 }
 
 // NetworkRtts: profile name → RTT in ms, from the stored scenario (as it was run).
-std::map<std::string, double> NetworkRtts(const results::StoredRun& run) {
-  std::map<std::string, double> out{{"loopback", 0.0}};
+// NetworkDescriptions: profile name → what it emulates ("rtt 70ms, loss 1%").
+struct Networks {
+  std::map<std::string, double> rtts{{"loopback", 0.0}};
+  std::map<std::string, std::string> descriptions{{"loopback", "loopback (no emulation)"}};
+};
+Networks NetworkRtts(const results::StoredRun& run) {
+  Networks out;
   scenario::ParseOptions po;
   po.full = run.info.options.value("full", false);
   auto s = scenario::ParseScenarioText(run.info.scenario_text, run.info.scenario_file, po);
   if (s) {
-    for (const auto& [name, p] : s->networks) out[name] = p.rtt_ms;
+    for (const auto& [name, p] : s->networks) {
+      out.rtts[name] = p.rtt_ms;
+      if (p.emulated()) out.descriptions[name] = name + ": " + p.link.Describe();
+    }
+  }
+  return out;
+}
+
+// RunNetwork: the networks the arms ran on, in arm order ("loopback (no emulation)", or
+// "rtt1: rtt 1ms; rtt70: rtt 70ms").
+std::string RunNetwork(const results::StoredRun& run, const Networks& networks) {
+  std::vector<std::string> seen;
+  for (const results::StoredArm& a : run.arms) {
+    const std::string name = a.settings.value("network", "loopback");
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+  }
+  std::string out;
+  for (const std::string& name : seen) {
+    auto it = networks.descriptions.find(name);
+    out += (out.empty() ? "" : "; ") + (it != networks.descriptions.end() ? it->second : name);
   }
   return out;
 }
@@ -369,7 +394,8 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
     }
   }
 
-  const auto rtts = NetworkRtts(run);
+  const Networks networks = NetworkRtts(run);
+  const auto& rtts = networks.rtts;
   const uint32_t planned_per_arm =
       run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());
   ordered_json doc;
@@ -389,6 +415,7 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
                 {"ended", run.ended.empty() ? ordered_json() : ordered_json(run.ended)},
                 {"complete", run.complete},
                 {"target", run.info.target},
+                {"network", RunNetwork(run, networks)},
                 {"seed", run.info.seed},
                 {"full", run.info.options.value("full", false)},
                 {"trials_planned", run.info.trials_planned},

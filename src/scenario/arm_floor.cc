@@ -70,6 +70,7 @@ Result<RunFloors> MeasureArmFloors(const std::vector<Arm>& arms, Nanos per_op) {
   speed::SpeedOptions options;
   options.per_op = per_op;
   for (const Arm& a : arms) {
+    if (!ToolRunsServer(a.settings)) continue;
     auto shares = ClientShares(a.settings);
     auto chain = ParseChainSpec(a.settings.chain);
     if (!shares || !chain) continue;  // Validate() has refused such arms already
@@ -91,6 +92,13 @@ Result<RunFloors> MeasureArmFloors(const std::vector<Arm>& arms, Nanos per_op) {
   out.speed.erase("floors");
   out.speed["budget_per_op_s"] = static_cast<double>(per_op) / 1e9;
   for (size_t i = 0; i < arms.size(); ++i) {
+    if (!ToolRunsServer(arms[i].settings)) {
+      out.notes.push_back(
+          fmt::format("arm '{}': no crypto floor: the external server's chain "
+                      "is its own",
+                      arms[i].label));
+      continue;
+    }
     auto f = PriceArmFloor(*table, arms[i].settings);
     if (f) {
       out.arms[i] = std::move(*f);

@@ -30,7 +30,16 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
     if (!shares) return shares.error();
     o.tls.key_shares = std::move(*shares);
   }
-  o.tls.trust_anchor = anchor;
+  if (ToolRunsServer(s)) {
+    o.tls.trust_anchor = anchor;
+  } else {
+    // A server of its own: verified like any client would, by its CA file or the system's
+    // trust store, for the name it is reached by.
+    o.tls.ca_file = s.ca;
+    o.tls.system_trust = s.ca.empty();
+    o.server_name = s.server_name.empty() ? AddressHost(s.address) : s.server_name;
+    o.tls.verify_name = o.server_name;
+  }
   // Many idle keep-alive connections: release TLS buffers between requests.
   o.tls.release_buffers = s.request_interval > 0;
   o.threads = s.client_threads;
@@ -39,9 +48,13 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   o.timeout = s.timeout;
   o.seed = seed;
   o.expect_group = s.group;
-  auto chain = ParseChainSpec(s.chain);
-  if (!chain) return chain.error();
-  o.expect_sigalg = std::string(chain->links.front()->name);
+  // The signature check follows the chain the tool serves; an external server's is its own
+  // (what it negotiated is still recorded for every connection).
+  if (ToolRunsServer(s)) {
+    auto chain = ParseChainSpec(s.chain);
+    if (!chain) return chain.error();
+    o.expect_sigalg = std::string(chain->links.front()->name);
+  }
   o.max_error_rate = s.max_error_rate;
   o.max_lag_p99 = s.max_lag_p99;
   return o;

@@ -20,7 +20,9 @@ inline constexpr const char* kDefaultServerGroups =
     "X25519MLKEM768:X25519:SecP256r1MLKEM768:secp256r1:SecP384r1MLKEM1024:MLKEM768:MLKEM512:"
     "MLKEM1024";
 
-// MakeLoadOptions: `anchor` (the chain's root) is borrowed; `seed` varies per trial.
+// MakeLoadOptions: `anchor` (the root of the chain the tool serves) is borrowed and unused for
+// an external arm, which is verified by its `ca` or the system's trust store; `seed` varies
+// per trial.
 Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, X509* anchor,
                                     uint64_t seed);
 

@@ -4,10 +4,12 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "client/mode_spec.h"
 #include "core/units.h"
+#include "net/address.h"
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 
@@ -130,6 +132,23 @@ Status CheckTarget(const std::string& text) {
   return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
 }
 
+Status CheckAddress(const std::string& text) {
+  auto a = ParseAddress(text);
+  if (!a) return Bad(a.error().message);
+  if (a->port() == 0) return Bad(fmt::format("'{}': the port must be 1-65535", text));
+  return {};
+}
+
+Status CheckServerName(const std::string& text) {
+  if (text.empty() || text.size() > 253 ||
+      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") !=
+          std::string::npos) {
+    return Bad(
+        fmt::format("'{}' is not a DNS name (letters, digits, '.', '-'; e.g. example.com)", text));
+  }
+  return {};
+}
+
 Status CheckNetwork(const std::string& text) {
   if (text.empty()) return Bad("must name a network profile (\"loopback\" or one of [networks.*])");
   return {};  // existence is checked against the scenario's [networks] when the plan is made
@@ -202,6 +221,24 @@ constexpr std::array kKeys = {
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::target>(v, s, &CheckTarget);
                }},
+    SettingKey{"target", "address",
+               "HOST:PORT of an external target (an IP address or localhost; names are not "
+               "resolved)",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::address>(v, s, &CheckAddress);
+               }},
+    SettingKey{"target", "server_name",
+               "external target: SNI, Host header and the name its certificate must carry "
+               "(default: the address's host)",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::server_name>(v, s, &CheckServerName);
+               }},
+    SettingKey{"target", "ca",
+               "external target: PEM file of the CA(s) that verify its certificate (default: "
+               "the system's trust store)",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::ca>(v, s, nullptr);
+               }},
     SettingKey{"target", "tickets", "server issues session tickets (true/false)",
                &SetBool<&ArmSettings::tickets>},
     SettingKey{"target", "session_cache", "server-side session cache (true/false)",
@@ -261,7 +298,18 @@ std::string FormatNanos(Nanos ns) {
   return fmt::format("{}us", static_cast<double>(ns) / 1e3);
 }
 
+constexpr std::array<std::string_view, 5> kServerSideKeys = {"chain", "server_groups", "tickets",
+                                                             "session_cache", "server_threads"};
+
 }  // namespace
+
+bool ToolRunsServer(const ArmSettings& s) {
+  return s.target != "external";
+}
+
+std::span<const std::string_view> ServerSideKeys() {
+  return kServerSideKeys;
+}
 
 Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
   if (mode.find(':') != std::string::npos) return ParseMix(mode, "mode");
@@ -332,6 +380,22 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     }
   }
   if (Status st = CheckChain(s.chain); !st) return fail(st.error().message);
+  if (!ToolRunsServer(s)) {
+    if (s.address.empty()) {
+      return fail(
+          "target external needs the server's address: address = \"HOST:PORT\" in [target], "
+          "or run --target HOST:PORT");
+    }
+    if (!s.ca.empty()) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(s.ca, ec)) {
+        return fail(
+            fmt::format("ca '{}' is not a readable file (give the PEM file of the CA "
+                        "that signed the server's certificate)",
+                        s.ca));
+      }
+    }
+  }
   if (s.concurrency > 0) {
     if (s.request_interval <= 0 || s.mode != "reuse") {
       return fail(
@@ -354,31 +418,39 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
 }
 
 nlohmann::json ToJson(const ArmSettings& s) {
-  return {{"group", s.group},
-          {"client_groups", s.client_groups},
-          {"key_shares", s.key_shares},
-          {"server_groups", s.server_groups},
-          {"chain", s.chain},
-          {"tickets", s.tickets},
-          {"session_cache", s.session_cache},
-          {"target", s.target},
-          {"mode", s.mode},
-          {"payload", s.payload},
-          {"rate", EffectiveRate(s)},
-          {"concurrency", s.concurrency},
-          {"closed_loop", s.closed_loop},
-          {"arrivals", s.arrivals},
-          {"busy_poll", s.busy_poll},
-          {"duration", FormatNanos(s.duration)},
-          {"warmup", FormatNanos(s.warmup)},
-          {"requests", s.requests},
-          {"request_interval", FormatNanos(s.request_interval)},
-          {"client_threads", s.client_threads},
-          {"server_threads", s.server_threads},
-          {"timeout", FormatNanos(s.timeout)},
-          {"max_error_rate", s.max_error_rate},
-          {"max_lag_p99", FormatNanos(s.max_lag_p99)},
-          {"network", s.network}};
+  nlohmann::json j = {{"group", s.group},
+                      {"client_groups", s.client_groups},
+                      {"key_shares", s.key_shares},
+                      {"server_groups", s.server_groups},
+                      {"chain", s.chain},
+                      {"tickets", s.tickets},
+                      {"session_cache", s.session_cache},
+                      {"target", s.target},
+                      {"mode", s.mode},
+                      {"payload", s.payload},
+                      {"rate", EffectiveRate(s)},
+                      {"concurrency", s.concurrency},
+                      {"closed_loop", s.closed_loop},
+                      {"arrivals", s.arrivals},
+                      {"busy_poll", s.busy_poll},
+                      {"duration", FormatNanos(s.duration)},
+                      {"warmup", FormatNanos(s.warmup)},
+                      {"requests", s.requests},
+                      {"request_interval", FormatNanos(s.request_interval)},
+                      {"client_threads", s.client_threads},
+                      {"server_threads", s.server_threads},
+                      {"timeout", FormatNanos(s.timeout)},
+                      {"max_error_rate", s.max_error_rate},
+                      {"max_lag_p99", FormatNanos(s.max_lag_p99)},
+                      {"network", s.network}};
+  if (!ToolRunsServer(s)) {
+    // Not applied to a server the tool does not run: never reported as if it were.
+    for (std::string_view k : kServerSideKeys) j[std::string(k)] = kAsConfigured;
+    j["address"] = s.address;
+    j["server_name"] = s.server_name;
+    j["ca"] = s.ca.empty() ? std::string("system trust store") : s.ca;
+  }
+  return j;
 }
 
 }  // namespace pqc::scenario

@@ -35,6 +35,13 @@ struct ArmSettings {
   // the file's [target] kind) so that a matrix can compare servers arm by arm
   // (target = ["embedded", "nginx"]) and `run --set target=nginx` can retarget any scenario.
   std::string target = "embedded";
+  // An external target (a server the tool does not run): its address (an IP literal or
+  // localhost, HOST:PORT), the name sent as SNI and Host and verified in its certificate
+  // (default: the address's host), and the CA file that verifies it (default: the system's
+  // trust store). Ignored by the targets the tool runs, which serve the run's own chain.
+  std::string address;
+  std::string server_name;
+  std::string ca;
 
   // Load shape of one trial.
   std::string mode = "fresh";  // fresh | reuse | resume | a mix such as "resume:80,fresh:20"
@@ -71,6 +78,15 @@ const SettingKey* FindSettingKey(std::string_view name);
 // SettingKeyNames: "group, client_groups, …" for "valid keys are" messages; only those of
 // `section` unless it is empty.
 std::string SettingKeyNames(std::string_view section = {});
+
+// ToolRunsServer: whether the tool starts and configures the arm's server (embedded, nginx).
+// An external server is as its operator configured it: the server-side keys below do not
+// apply to it.
+bool ToolRunsServer(const ArmSettings& s);
+// ServerSideKeys: the setting keys that configure the server, not the client.
+std::span<const std::string_view> ServerSideKeys();
+// kAsConfigured: what the stored copy of an external arm says for a server-side key.
+inline constexpr std::string_view kAsConfigured = "as the server is configured";
 
 // ModeMix: the mode text as load's weighted mix (one entry unless a mix).
 Result<std::vector<MixWeight>> ModeMix(const std::string& mode);

@@ -1,6 +1,7 @@
 #include "scenario/plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace pqc::scenario {
 namespace {
@@ -23,6 +24,24 @@ uint64_t Below(uint64_t& state, uint64_t bound) {
   }
 }
 
+// ServerKeysGiven: the server-side keys this arm was explicitly given by a matrix factor or by
+// `run --set` ("factor.key" / "--set key"), for an arm whose server the tool does not run.
+std::vector<std::string> ServerKeysGiven(const Scenario& scenario,
+                                         const std::vector<const FactorValue*>& values) {
+  std::vector<std::string> given;
+  for (std::string_view key : ServerSideKeys()) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i]->overrides->contains(key)) {
+        given.push_back(fmt::format("matrix.{} sets {}", scenario.factors[i].name, key));
+      }
+    }
+    for (const std::string& k : scenario.set_keys) {
+      if (k == key) given.push_back(fmt::format("--set {}", key));
+    }
+  }
+  return given;
+}
+
 }  // namespace
 
 Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
@@ -43,9 +62,11 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
     arm.id = static_cast<uint32_t>(n + 1);
     arm.settings = scenario.base;
     std::string label;
+    std::vector<const FactorValue*> values;
     for (size_t i = 0; i < scenario.factors.size(); ++i) {
       const Factor& f = scenario.factors[i];
       const FactorValue& v = f.values[index[i]];
+      values.push_back(&v);
       arm.factors.emplace_back(f.name, v.label);
       if (f.values.size() > 1) label += fmt::format("{}{}", label.empty() ? "" : " · ", v.label);
       for (const auto& [key, value] : *v.overrides) {
@@ -60,6 +81,20 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
     if (Status st = Validate(arm.settings, arm.label); !st) {
       return MakeError(ErrorKind::kConfig,
                        fmt::format("{}: {}", scenario.file, st.error().message));
+    }
+    // A server the tool does not run cannot be configured by it: an explicit server-side
+    // choice would be reported as if applied. (The file's base values are stored as "as the
+    // server is configured" instead.)
+    if (!ToolRunsServer(arm.settings)) {
+      if (auto given = ServerKeysGiven(scenario, values); !given.empty()) {
+        return MakeError(
+            ErrorKind::kConfig,
+            fmt::format("{}: arm '{}' runs against the external server {}, which the tool does "
+                        "not configure, yet {}; remove {} for that target (the server's own "
+                        "chain, groups, tickets and cache are what it measures)",
+                        scenario.file, arm.label, arm.settings.address, fmt::join(given, ", "),
+                        given.size() == 1 ? "it" : "them"));
+      }
     }
     arms.push_back(std::move(arm));
     // Odometer: the last factor varies fastest.

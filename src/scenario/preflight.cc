@@ -1,8 +1,12 @@
 #include "scenario/preflight.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
 
 #include "client/fd_limit.h"
+#include "client/handshake_check.h"
 #include "scenario/arm_options.h"
 #include "target/readiness.h"
 
@@ -19,17 +23,40 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
       return st;
     }
   }
-  if (scenario.target != "external") return {};
-  auto addr = ParseAddress(scenario.external_address);
-  if (!addr) return addr.error();
-  Status st = target::WaitUntilAccepting(*addr, "", MonotonicNow() + kExternalProbeTimeout,
-                                         [] { return Status(); });
-  if (!st) {
-    return MakeError(
-        ErrorKind::kSystem,
-        fmt::format("{}: [target] external address {} does not accept connections "
-                    "(waited {} s): start the server first, or correct the address",
-                    scenario.file, addr->ToString(), kExternalProbeTimeout / 1'000'000'000));
+  // External servers: each distinct one must accept a connection, and one handshake with the
+  // arm's client settings must verify (its CA or the system's trust store, its name).
+  std::set<std::string> checked;
+  for (const Arm& arm : plan.arms) {
+    const ArmSettings& s = arm.settings;
+    if (ToolRunsServer(s)) continue;
+    auto addr = ParseAddress(s.address);
+    if (!addr) return addr.error();
+    auto options = MakeLoadOptions(s, *addr, nullptr, 0);
+    if (!options) return options.error();
+    const std::string key = fmt::format("{} {} {} {}", s.address, options->server_name, s.ca,
+                                        fmt::join(options->tls.groups, ":"));
+    if (!checked.insert(key).second) continue;
+    Status st = target::WaitUntilAccepting(*addr, "", MonotonicNow() + kExternalProbeTimeout,
+                                           [] { return Status(); });
+    if (!st) {
+      return MakeError(
+          ErrorKind::kSystem,
+          fmt::format("{}: arm '{}': the external server {} does not accept connections "
+                      "(waited {} s): start it first, or correct the address",
+                      scenario.file, arm.label, addr->ToString(),
+                      kExternalProbeTimeout / 1'000'000'000));
+    }
+    if (Status hs = HandshakeOnce(*options, kExternalProbeTimeout); !hs) {
+      const bool verification = hs.error().message.find("failed verification") != std::string::npos;
+      // A certificate the trust store does not vouch for is the user's input to fix (exit 2).
+      return MakeError(
+          verification ? ErrorKind::kConfig : hs.error().kind,
+          fmt::format("{}: arm '{}': {}{}", scenario.file, arm.label, hs.error().message,
+                      verification ? " (give the CA that signed it with --ca FILE or "
+                                     "ca = \"FILE\" in [target], and the name its "
+                                     "certificate carries with --server-name NAME)"
+                                   : ""));
+    }
   }
   return {};
 }

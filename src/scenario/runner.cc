@@ -59,8 +59,8 @@ class StopSignals {
   sigset_t old_{};
 };
 
-Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const std::string& kind,
-                                                   const RunOptions& o) {
+Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o) {
+  const std::string& kind = s.target;
   if (kind == "embedded") return target::MakeEmbeddedTarget(o.self_exe);
   if (kind == "nginx") {
     if (o.nginx_exe.empty()) {
@@ -70,7 +70,7 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const std:
     }
     return target::MakeNginxTarget(o.nginx_exe);
   }
-  auto addr = ParseAddress(s.external_address);
+  auto addr = ParseAddress(s.address);
   if (!addr) return addr.error();
   return target::MakeExternalTarget(*addr);
 }
@@ -79,6 +79,7 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const Scenario& s, const std:
 // the three layers of the probe say how far it gets (SLH-DSA: primitive and X.509 work).
 std::string ExplainFailure(const ArmSettings& s, const Error& e) {
   std::string text = e.message;
+  if (!ToolRunsServer(s)) return text;  // its chain is not ours to probe
   auto chain = ParseChainSpec(s.chain);
   if (!chain) return text;
   std::set<std::string_view> seen;
@@ -144,7 +145,7 @@ class Runner {
       }
       fmt::print(o_.log, "[{}/{}] {} (block {})\n", finished + 1, total, arm.label, t.block + 1);
       std::fflush(o_.log);
-      auto target = TargetFor(arm.settings.target);
+      auto target = TargetFor(arm.settings);
       if (!target) return target.error();
       auto trial = RunTrial(**target, arm, t);
       if (!trial) {
@@ -181,12 +182,13 @@ class Runner {
 
   // TargetFor: one driver per target kind, made when an arm first needs it (a matrix may
   // compare the embedded server with nginx arm by arm).
-  Result<target::Target*> TargetFor(const std::string& kind) {
-    auto it = targets_.find(kind);
+  Result<target::Target*> TargetFor(const ArmSettings& s) {
+    const std::string key = ToolRunsServer(s) ? s.target : s.target + " " + s.address;
+    auto it = targets_.find(key);
     if (it == targets_.end()) {
-      auto made = MakeTarget(s_, kind, o_);
+      auto made = MakeTarget(s, o_);
       if (!made) return made.error();
-      it = targets_.emplace(kind, std::move(*made)).first;
+      it = targets_.emplace(key, std::move(*made)).first;
     }
     return it->second.get();
   }
@@ -205,8 +207,13 @@ class Runner {
       placement.netns_path = net->server_netns_path();
       placement.listen_host = net->server_ip();
     }
-    auto chain = certs_.Get(s.chain);
-    if (!chain) return chain.error();
+    // The chain the tool serves (none for an external server, which has its own).
+    const StoredChain* chain = nullptr;
+    if (ToolRunsServer(s)) {
+      auto made = certs_.Get(s.chain);
+      if (!made) return made.error();
+      chain = *made;
+    }
     const std::string work = (fs::path(dir_) / "trials" / fmt::format("{:04}", t.seq)).string();
     std::error_code ec;
     fs::create_directories(work, ec);
@@ -216,15 +223,14 @@ class Runner {
     row.block = t.block;
     row.seq = t.seq;
     row.started = UtcIso(UnixNowNs());
-    auto addr =
-        target.Start(MakeServerConfig(s, (*chain)->files.chain_pem, (*chain)->files.leaf_key_pem),
-                     placement, work);
+    auto addr = target.Start(
+        chain != nullptr ? MakeServerConfig(s, chain->files.chain_pem, chain->files.leaf_key_pem)
+                         : target::ServerConfig{},
+        placement, work);
     if (!addr) return addr.error();
-    // The run's chain is what its own targets (embedded, nginx) serve. An external server has
-    // a certificate of its own, which no root made here can verify: every connection would
-    // fail verification and the arm would measure nothing. The arm's group and signature
-    // checks still apply to it.
-    X509* anchor = s_.target == "external" ? nullptr : (*chain)->chain.root().cert.get();
+    // The run's root verifies what the tool's own targets (embedded, nginx) serve; an external
+    // arm is verified by its own CA or the system's trust store (MakeLoadOptions).
+    X509* anchor = chain != nullptr ? chain->chain.root().cert.get() : nullptr;
     auto options = MakeLoadOptions(s, *addr, anchor, s_.seed * 1'000'003ULL + t.seq);
     if (!options) {
       (void)target.Stop();

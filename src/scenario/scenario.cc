@@ -67,7 +67,7 @@ Status ApplyKey(const Where& where, std::string_view section, std::string_view k
 }
 
 Status ParseSettingsSection(const Where& where, const toml::table& root, std::string_view section,
-                            ArmSettings& base, Scenario* scenario) {
+                            ArmSettings& base) {
   const toml::node* node = root.get(section);
   if (node == nullptr) return {};
   const toml::table* t = node->as_table();
@@ -81,16 +81,10 @@ Status ParseSettingsSection(const Where& where, const toml::table& root, std::st
       base.target = *kind;  // the `target` setting; a matrix or --set may change it per arm
       continue;
     }
-    if (section == "target" && key.str() == "address") {
-      auto addr = value.value_exact<std::string>();
-      if (!addr || addr->empty()) return where(value, "address must be \"host:port\"");
-      scenario->external_address = *addr;
-      continue;
-    }
     if (Status st = ApplyKey(where, section, key.str(), value, base); !st) {
       if (section == "target" && FindSettingKey(key.str()) == nullptr) {
-        return where(value, fmt::format("unknown key '{}' in [target] (valid: kind, address, {})",
-                                        key.str(), SettingKeyNames("target")));
+        return where(value, fmt::format("unknown key '{}' in [target] (valid: kind, {})", key.str(),
+                                        SettingKeyNames("target")));
       }
       return st;
     }
@@ -300,9 +294,9 @@ Status CheckNetworksExist(const Where& where, const toml::table& root, const Sce
   return {};
 }
 
-// CheckTargets: an external target needs its address, whether the base or a factor names it.
-// Scenario::target becomes the kinds the arms may use ("embedded", "embedded, nginx").
-Status CheckTargets(const std::string& file, Scenario& s) {
+// CheckTargets: Scenario::target becomes the kinds the arms may use ("embedded", "embedded,
+// nginx").
+Status CheckTargets(Scenario& s) {
   std::vector<std::string> kinds = {s.base.target};
   for (const Factor& f : s.factors) {
     for (const FactorValue& v : f.values) {
@@ -314,12 +308,6 @@ Status CheckTargets(const std::string& file, Scenario& s) {
         kinds.push_back(scratch.target);
       }
     }
-  }
-  const bool external = std::find(kinds.begin(), kinds.end(), "external") != kinds.end();
-  if (external && s.external_address.empty()) {
-    return MakeError(
-        ErrorKind::kConfig,
-        fmt::format("{}: [target] kind = \"external\" needs address = \"host:port\"", file));
   }
   s.target = fmt::format("{}", fmt::join(kinds, ", "));
   return {};
@@ -383,7 +371,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
     }
   }
   for (std::string_view section : {"target", "tls", "load"}) {
-    if (Status st = ParseSettingsSection(where, root, section, s.base, &s); !st) return st.error();
+    if (Status st = ParseSettingsSection(where, root, section, s.base); !st) return st.error();
   }
   if (Status st = ParseTrials(where, root, s); !st) return st.error();
   if (Status st = ParseFull(where, root, s); !st) return st.error();
@@ -391,9 +379,10 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = ParseMatrix(where, root, s); !st) return st.error();
   for (const std::string& kv : options.overrides) {
     if (Status st = ApplySetOverride(kv, s.base); !st) return st.error();
+    s.set_keys.push_back(kv.substr(0, kv.find('=')));
   }
   if (options.trials > 0) s.trials = options.trials;
-  if (Status st = CheckTargets(file, s); !st) return st.error();
+  if (Status st = CheckTargets(s); !st) return st.error();
   if (Status st = CheckNetworksExist(where, root, s); !st) return st.error();
   if (s.title.empty()) s.title = s.name;
   return s;

@@ -8,7 +8,7 @@
 //   title = "…"            description = "…"
 //   [target]   kind = "embedded" | "nginx" | "external" (the `target` setting, so also a
 //              matrix factor: target = ["embedded", "nginx"]), address = "host:port"
-//              (external), server_threads, tickets, session_cache
+//              (external; also server_name, ca), server_threads, tickets, session_cache
 //   [tls]      group, client_groups, key_shares, server_groups, chain
 //   [load]     mode, payload, rate, concurrency, arrivals, duration, warmup, requests,
 //              request_interval, client_threads, timeout, max_error_rate, network
@@ -63,7 +63,9 @@ struct Scenario {
   // The target kinds the arms use, for the run's facts ("embedded", or "embedded, nginx" when
   // a matrix or --set varies it); each arm's own is ArmSettings::target.
   std::string target = "embedded";
-  std::string external_address;  // host:port for external
+  // The keys `run --set` gave (applied to `base`): explicit choices, which an arm whose server
+  // the tool does not run must refuse rather than ignore.
+  std::vector<std::string> set_keys;
   uint32_t trials = 2;
   uint64_t seed = 1;
   bool full = false;

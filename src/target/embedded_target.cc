@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "core/paths.h"
 #include "target/readiness.h"
 #include "target/target.h"
 
@@ -42,13 +43,13 @@ class EmbeddedTarget final : public Target {
     if (Status s = CheckReadable("certificate chain file", c.chain_file); !s) return s.error();
     if (Status s = CheckReadable("private key file", c.key_file); !s) return s.error();
     log_path_ = work_dir + "/serve.log";
-    stats_path_ = work_dir + "/serve-stats.json";
+    stats_path_ = AbsolutePath(work_dir + "/serve-stats.json");
     std::remove(stats_path_.c_str());
     SpawnOptions o;
     o.argv = {exe_,           "serve",
               "--listen",     HostPort(p.listen_host, p.port),
-              "--cert-file",  c.chain_file,
-              "--key-file",   c.key_file,
+              "--cert-file",  AbsolutePath(c.chain_file),
+              "--key-file",   AbsolutePath(c.key_file),
               "--tickets",    c.tickets ? "on" : "off",
               "--cache",      c.session_cache ? "on" : "off",
               "--threads",    std::to_string(c.threads),

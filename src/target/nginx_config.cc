@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/paths.h"
 #include "core/units.h"
 #include "http/routes.h"
 #include "server/payload.h"
@@ -44,7 +45,9 @@ Status WritePayloadFile(uint64_t size, const std::string& path) {
 
 }  // namespace
 
-NginxFiles NginxFilesIn(const std::string& work_dir) {
+NginxFiles NginxFilesIn(const std::string& work_dir_as_given) {
+  // Absolute: nginx resolves relative paths against its prefix, not our current directory.
+  const std::string work_dir = AbsolutePath(work_dir_as_given);
   return {work_dir + "/nginx.conf", work_dir + "/nginx-error.log", work_dir + "/nginx.pid",
           work_dir + "/www", work_dir + "/nginx-temp"};
 }
@@ -90,8 +93,8 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("  server {{");
   line("    listen {} ssl;", listen);
   line("    ssl_protocols TLSv1.3;");
-  line("    ssl_certificate {};", Quoted(c.chain_file));
-  line("    ssl_certificate_key {};", Quoted(c.key_file));
+  line("    ssl_certificate {};", Quoted(AbsolutePath(c.chain_file)));
+  line("    ssl_certificate_key {};", Quoted(AbsolutePath(c.key_file)));
   if (!c.groups.empty()) line("    ssl_conf_command Groups {};", Quoted(c.groups));
   if (!c.ciphersuites.empty())
     line("    ssl_conf_command Ciphersuites {};", Quoted(c.ciphersuites));

@@ -1,8 +1,12 @@
 #include "tls/context.h"
 
 #include <fmt/format.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <vector>
 
 #include "tls/ssl_error.h"
 
@@ -23,6 +27,67 @@ Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& c
                                  ciphersuites, DrainSslErrors()));
   }
   return ctx;
+}
+
+constexpr const char* kDistributionBundle = "/etc/ssl/certs/ca-certificates.crt";
+constexpr const char* kDistributionDir = "/etc/ssl/certs";
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+Status LoadSystemTrust(SSL_CTX* ctx) {
+  if (Env("SSL_CERT_FILE") != nullptr || Env("SSL_CERT_DIR") != nullptr) {
+    if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+      return SslError("reading $SSL_CERT_FILE / $SSL_CERT_DIR");
+    }
+    return {};
+  }
+  if (SSL_CTX_load_verify_file(ctx, kDistributionBundle) != 1 &&
+      SSL_CTX_load_verify_dir(ctx, kDistributionDir) != 1) {
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("no system trust store: {} cannot be read ({}); install "
+                                 "ca-certificates, set SSL_CERT_FILE, or give the server's CA "
+                                 "with --ca FILE",
+                                 kDistributionBundle, DrainSslErrors()));
+  }
+  return {};
+}
+
+Status SetVerification(SSL_CTX* ctx, const ClientTlsConfig& cfg) {
+  bool verify = false;
+  if (cfg.trust_anchor != nullptr) {
+    X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+    if (X509_STORE_add_cert(store, cfg.trust_anchor) != 1) return SslError("adding trust anchor");
+    verify = true;
+  }
+  if (!cfg.ca_file.empty()) {
+    if (SSL_CTX_load_verify_file(ctx, cfg.ca_file.c_str()) != 1) {
+      return MakeError(ErrorKind::kIo, fmt::format("CA file {}: no PEM certificate could be read "
+                                                   "({})",
+                                                   cfg.ca_file, DrainSslErrors()));
+    }
+    verify = true;
+  }
+  if (cfg.system_trust) {
+    if (Status st = LoadSystemTrust(ctx); !st) return st;
+    verify = true;
+  }
+  SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
+  if (verify && !cfg.verify_name.empty()) {
+    X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
+    // An IP literal is matched against the certificate's IP addresses, a name against its DNS
+    // names (wildcards as RFC 6125 allows).
+    if (X509_VERIFY_PARAM_set1_ip_asc(param, cfg.verify_name.c_str()) != 1) {
+      ERR_clear_error();
+      X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      if (X509_VERIFY_PARAM_set1_host(param, cfg.verify_name.c_str(), 0) != 1) {
+        return SslError(fmt::format("setting the name to verify ({})", cfg.verify_name));
+      }
+    }
+  }
+  return {};
 }
 
 Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
@@ -48,6 +113,24 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
 }
 
 }  // namespace
+
+std::string SystemTrustStore() {
+  if (const char* f = Env("SSL_CERT_FILE")) return f;
+  if (const char* d = Env("SSL_CERT_DIR")) return d;
+  return kDistributionBundle;
+}
+
+std::string TrustDescription(const ClientTlsConfig& cfg) {
+  std::vector<std::string> parts;
+  if (cfg.trust_anchor != nullptr) parts.emplace_back("the run's own root certificate");
+  if (!cfg.ca_file.empty()) parts.push_back("the CA file " + cfg.ca_file);
+  if (cfg.system_trust) parts.push_back("the system trust store " + SystemTrustStore());
+  if (parts.empty()) return "nothing (verification off)";
+  std::string out = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i) out += " and " + parts[i];
+  if (!cfg.verify_name.empty()) out += ", for the name " + cfg.verify_name;
+  return out;
+}
 
 Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg) {
   if (cfg.groups.empty()) {
@@ -96,13 +179,7 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
   if (cfg.release_buffers) SSL_CTX_set_mode(ctx->get(), SSL_MODE_RELEASE_BUFFERS);
   // The client keeps sessions itself (session store); OpenSSL's client cache stays off.
   SSL_CTX_set_session_cache_mode(ctx->get(), SSL_SESS_CACHE_OFF);
-  if (cfg.trust_anchor != nullptr) {
-    X509_STORE* store = SSL_CTX_get_cert_store(ctx->get());
-    if (X509_STORE_add_cert(store, cfg.trust_anchor) != 1) return SslError("adding trust anchor");
-    SSL_CTX_set_verify(ctx->get(), SSL_VERIFY_PEER, nullptr);
-  } else {
-    SSL_CTX_set_verify(ctx->get(), SSL_VERIFY_NONE, nullptr);
-  }
+  if (Status st = SetVerification(ctx->get(), cfg); !st) return st.error();
   return ctx;
 }
 

@@ -15,10 +15,16 @@ namespace pqc {
 struct ClientTlsConfig {
   std::vector<std::string> groups;      // offered, in preference order (validated names)
   std::vector<std::string> key_shares;  // groups that get a key share; empty = first only
-  std::string sigalgs;           // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
-  std::string ciphersuites;      // TLS 1.3 suites; "" = OpenSSL default
-  bool tickets = true;           // accept session tickets (needed for resume)
-  X509* trust_anchor = nullptr;  // verify the server against this root; nullptr = no verification
+  std::string sigalgs;       // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
+  std::string ciphersuites;  // TLS 1.3 suites; "" = OpenSSL default
+  bool tickets = true;       // accept session tickets (needed for resume)
+  // Verification: against `trust_anchor` (the run's own root), or the CAs of `ca_file`, or the
+  // system's trust store (`system_trust`); none of them = no verification. `verify_name` (a DNS
+  // name or an IP literal) must then be in the server's certificate; empty = not checked.
+  X509* trust_anchor = nullptr;
+  std::string ca_file;
+  bool system_trust = false;
+  std::string verify_name;
   bool release_buffers = false;  // free TLS buffers of idle connections (many idle keep-alives)
 };
 
@@ -32,6 +38,14 @@ struct ServerTlsConfig {
   bool session_cache = true;  // server-side session cache
   int tickets_per_handshake = 2;
 };
+
+// SystemTrustStore: where the system's trust store is read from: $SSL_CERT_FILE or
+// $SSL_CERT_DIR when set, else the distribution's bundle. (This OpenSSL is built into the
+// set-up cache, so its compiled-in default directory holds no certificates.)
+std::string SystemTrustStore();
+// TrustDescription: how `cfg` verifies the server, for messages ("the CA file x.pem", "the
+// system trust store /etc/ssl/certs/ca-certificates.crt", "the run's own root", "nothing").
+std::string TrustDescription(const ClientTlsConfig& cfg);
 
 // OpenSSL group-list string for a client: "*" marks a key share ("X25519MLKEM768:*X25519").
 Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg);

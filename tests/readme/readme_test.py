@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""readme_test — every command of the README's ```sh blocks, run as a new user types it.
+
+From the checkout's root, with the README's relative paths, the default results directory
+(results/) and the default ports where they are free. Durations are shortened only through
+the tool's documented flags (`--set duration=1s --set warmup=1s --trials 1`, `--duration 1s`),
+and each step says which. Every step checks its exit status and one fact of what the command
+produced. A README command that no step runs fails the test, and so does a step whose command
+is no longer in the README: the README and the tool cannot drift apart.
+
+Usage: readme_test.py CHECKOUT_ROOT   (ctest runs it; label `readme`)
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+README = os.path.join(ROOT, "README.md")
+SHORT_RUN = "--set duration=1s --set warmup=1s --trials 1"
+PORT = 8443
+
+
+def readme_commands(text):
+    """The commands of every ```sh block: continuation lines joined, comments dropped."""
+    commands = []
+    for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
+        joined = re.sub(r"\\\n\s*", "", block)
+        for line in joined.splitlines():
+            line = re.sub(r"\s+#\s.*$", "", line).strip()  # "cmd   # what it does"
+            if line and not line.startswith("#"):
+                commands.append(line)
+    return commands
+
+
+def shorten(command, old, new):
+    assert old in command, f"step expects '{old}' in the README command: {command}"
+    return command.replace(old, new)
+
+
+def port_free(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Runs:
+    """The run directories a command made under results/ (removed at the end)."""
+
+    def __init__(self):
+        self.made = []
+
+    def snapshot(self):
+        return set(glob.glob(os.path.join(ROOT, "results", "*")))
+
+    def new_since(self, before, suffix):
+        new = sorted(self.snapshot() - before)
+        self.made.extend(new)
+        found = [d for d in new if d.endswith("-" + suffix)]
+        assert len(found) == 1, f"expected one new results/<time>-{suffix}/, found {new}"
+        return found[0]
+
+    def cleanup(self):
+        for d in self.made:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def summary_of(run_dir):
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        return json.load(f)
+
+
+def arms_ok(summary, count):
+    arms = summary["arms"]
+    assert len(arms) == count, f"{len(arms)} arms, expected {count}"
+    bad = [(a["label"], a["status"], a.get("failure")) for a in arms if a["status"] != "ok"]
+    assert not bad, f"arms not valid: {bad}"
+
+
+def run_step(command, timeout):
+    start = time.monotonic()
+    p = subprocess.run(["bash", "-c", command], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout, time.monotonic() - start
+
+
+def main():
+    with open(README) as f:
+        text = f.read()
+    shown = readme_commands(text)
+    port = PORT if port_free(PORT) else free_port()
+    root_user = os.geteuid() == 0
+    runs = Runs()
+    background = []
+    ca = "/tmp/pqc-ca.pem"
+    arm_json = "/tmp/pqc-arm.json"
+
+    def local(cmd):
+        return cmd.replace("127.0.0.1:8443", f"127.0.0.1:{port}")
+
+    # Each step: the README command verbatim, how it is run, and the fact it must produce.
+    def quick(out, before):
+        d = runs.new_since(before, "quick")
+        assert "== pqc-bench probe ==" in out, "probe did not print"
+        assert "chain ml-dsa-87/ml-dsa-87/ml-dsa-87" in out, "certs did not print"
+        assert os.path.getsize(os.path.join(d, "report.html")) > 10000, "no report.html"
+        arms_ok(summary_of(d), 4)
+
+    def ci_calls_test_sh(out, before):
+        # test.sh is the command that runs this test (CI's .ci/run calls exactly it): running it
+        # here would recurse. The fact checked is that CI runs it as the README says.
+        with open(os.path.join(ROOT, ".ci", "run")) as f:
+            lines = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+        assert "./scripts/test.sh" in lines, ".ci/run does not call ./scripts/test.sh"
+
+    def capacity(out, before):
+        d = runs.new_since(before, "09-server-capacity")
+        s = summary_of(d)
+        assert len(s["arms"]) == 16, f'{len(s["arms"])} arms'
+        failed = [a["label"] for a in s["arms"] if a["status"] == "failed"]
+        assert not failed, f"failed arms: {failed}"
+        assert "nginx" in s["run"]["target"], s["run"]["target"]
+        assert s["capacity"], "no capacity section"
+
+    def nginx(out, before):
+        d = runs.new_since(before, "01-fresh-handshake")
+        s = summary_of(d)
+        arms_ok(s, 2)
+        assert s["run"]["target"] == "nginx", s["run"]["target"]
+
+    def link(out, before):
+        assert "X25519MLKEM768" in out, "no negotiated group in the output"
+
+    def serve(out, before):
+        assert os.path.exists(ca), f"serve did not write {ca}"
+
+    def hrr(out, before):
+        with open(arm_json) as f:
+            arm = json.load(f)
+        assert arm["valid"], arm["invalid_reasons"]
+        n = arm["connections"]
+        assert n > 0 and arm["negotiated"]["hrr"] == n, f'hrr {arm["negotiated"]["hrr"]} of {n}'
+
+    def external(out, before):
+        d = runs.new_since(before, "02-resumption")
+        s = summary_of(d)
+        arms_ok(s, 6)
+        assert s["run"]["target"] == "external", s["run"]["target"]
+
+    steps = [
+        # (README command, command run, background, needs root, seconds, check)
+        ("./scripts/quick.sh", f"./scripts/quick.sh {SHORT_RUN}", False, False, 900, quick),
+        ("./scripts/test.sh", None, False, False, 0, ci_calls_test_sh),
+        ("build/src/pqc-bench run scenarios/09-server-capacity.toml",
+         f"build/src/pqc-bench run scenarios/09-server-capacity.toml {SHORT_RUN}", False, False,
+         300, capacity),
+        ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=nginx",
+         f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=nginx "
+         f"{SHORT_RUN}", False, False, 120, nginx),
+        ("build/src/pqc-bench link --rtt 50ms --server='--cert ml-dsa-87/ml-dsa-87/ml-dsa-87' -- "
+         "sh -c 'build/src/pqc-bench load --target $PQC_TARGET --ca $PQC_CA --groups "
+         "X25519MLKEM768 --rate 20 --duration 5s'", "shorten:--duration 5s:--duration 1s", False,
+         True, 120, link),
+        (f"build/src/pqc-bench serve --listen 127.0.0.1:8443 --groups X25519MLKEM768/X25519 "
+         f"--write-ca {ca} &", "background", True, False, 20, serve),
+        (f"build/src/pqc-bench load --target 127.0.0.1:8443 --mode fresh --rate 300 --duration "
+         f"30s --groups X25519MLKEM768:X25519 --key-shares X25519 --ca {ca} --json {arm_json}",
+         "shorten:--duration 30s:--duration 1s", False, False, 60, hrr),
+        (f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca}",
+         f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca} "
+         f"{SHORT_RUN}", False, False, 180, external),
+    ]
+
+    failures = []
+    listed = [s[0] for s in steps]
+    for cmd in shown:
+        if cmd not in listed:
+            failures.append(f"README command run by no step (add one to {__file__}): {cmd}")
+    for cmd in listed:
+        if cmd not in shown:
+            failures.append(f"step's command is not in the README any more: {cmd}")
+    passed = 0
+    try:
+        for readme, how, bg, needs_root, limit, check in steps:
+            if readme not in shown:
+                continue
+            if needs_root and not root_user:
+                failures.append(f"needs root (CI runs as root): {readme}")
+                continue
+            command = readme
+            if how is None:
+                command = None
+            elif how.startswith("shorten:"):
+                _, old, new = how.split(":", 2)
+                command = shorten(readme, old, new)
+            elif how != "background":
+                command = how
+            print(f"$ {readme}", flush=True)
+            before = runs.snapshot()
+            try:
+                if command is None:
+                    check("", before)
+                    print("  (not run here: this test runs inside it) ok", flush=True)
+                    passed += 1
+                    continue
+                command = local(command)
+                if bg:
+                    log = open(os.path.join(ROOT, "build", "readme-background.log"), "w")
+                    proc = subprocess.Popen(["bash", "-c", command.rstrip("& ")], cwd=ROOT,
+                                            stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+                    background.append(proc)
+                    deadline = time.monotonic() + limit
+                    while time.monotonic() < deadline:
+                        with open(log.name) as f:
+                            if "listening on" in f.read():
+                                break
+                        assert proc.poll() is None, f"exited {proc.returncode}: {open(log.name).read()}"
+                        time.sleep(0.05)
+                    else:
+                        raise AssertionError(f"no 'listening on' line within {limit} s")
+                    check("", before)
+                    print("  started in the background: ok", flush=True)
+                    passed += 1
+                    continue
+                rc, out, secs = run_step(command, limit)
+                if rc != 0:
+                    raise AssertionError(f"exit status {rc}\n{out[-4000:]}")
+                check(out, before)
+                print(f"  exit 0, {secs:.0f} s: ok", flush=True)
+                passed += 1
+            except (AssertionError, subprocess.TimeoutExpired, OSError, KeyError, ValueError) as e:
+                failures.append(f"{readme}\n    {e}")
+                print(f"  FAILED: {e}", flush=True)
+    finally:
+        for proc in background:
+            try:
+                os.killpg(proc.pid, 15)
+                proc.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, 9)
+        runs.cleanup()
+        for f in (ca, arm_json):
+            if os.path.exists(f):
+                os.remove(f)
+    for f in failures:
+        print(f"FAIL: {f}")
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
