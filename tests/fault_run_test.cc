@@ -17,6 +17,7 @@
 #include "bench_child.h"
 #include "fault_peer.h"
 #include "tls/cert_chain.h"
+#include "tls/cert_files.h"
 
 namespace pqc {
 namespace {
@@ -111,11 +112,14 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
   ASSERT_TRUE(peer);
 
   test::TempDir tmp("fault-run-external");
+  // The peer's root verifies it, as a user's --ca would (the system's trust store would not).
+  auto files = WriteChainFiles(*chain, tmp.path() + "/peer-cert");
+  ASSERT_TRUE(files.ok()) << files.error().message;
   auto trials =
       RunScenario(tmp.path(),
                   "title = \"external, one arm broken\"\n"
                   "[target]\nkind = \"external\"\naddress = \"" +
-                      peer->address().ToString() +
+                      peer->address().ToString() + "\"\nca = \"" + files->root_pem +
                       "\"\n"
                       "[tls]\ngroup = \"X25519\"\nchain = \"ecdsa-p256\"\n"
                       "[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\nwarmup = \"0s\"\n"

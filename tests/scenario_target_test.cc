@@ -56,8 +56,14 @@ TEST(ScenarioTarget, MatrixFactorComparesServersArmByArm) {
 TEST(ScenarioTarget, ExternalNeedsAnAddressWhereverItIsNamed) {
   auto s = ParseScenarioText(
       std::string(kBase) + "[matrix]\ntarget = [\"embedded\", \"external\"]\n", "t.toml", {});
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("needs address"), std::string::npos) << s.error().message;
+  ASSERT_TRUE(s) << s.error().message;
+  auto plan = MakePlan(*s);  // before any trial, naming the arm
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("arm 'external': target external needs the server's "
+                                      "address: address = \"HOST:PORT\" in [target], or run "
+                                      "--target HOST:PORT"),
+            std::string::npos)
+      << plan.error().message;
 }
 
 TEST(ScenarioTarget, ClosedLoopIsCheckedAgainstConcurrency) {

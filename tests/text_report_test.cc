@@ -1,0 +1,66 @@
+// The terminal report's round-trip table against the slow-start model: read from a real RTT
+// sweep (tests/data/summary_rtt_sweep.json, made by tests/data/make_fixtures.sh) and from the
+// same summary with one arm's flight made as large as the seven-certificate ml-dsa-87
+// chain (35 segments, 3.11 RTT measured at 50 ms), which the old model flagged "UNEXPECTED".
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "report/report_files.h"
+
+namespace pqc {
+namespace {
+
+nlohmann::ordered_json Fixture(const std::string& name) {
+  std::ifstream in(std::string(PQC_TEST_DATA_DIR) + "/" + name);
+  return nlohmann::ordered_json::parse(in);
+}
+
+std::string Table(const nlohmann::ordered_json& summary) {
+  std::ostringstream out;
+  Status st = report::WriteReport(out, summary, report::Format::kTable);
+  EXPECT_TRUE(st.ok()) << st.error().message;
+  return out.str();
+}
+
+// The row of the round-trip table for `label` (the table follows its heading).
+std::string Row(const std::string& table, const std::string& label) {
+  const size_t heading = table.find("round trips of the fresh handshake");
+  if (heading == std::string::npos) return {};
+  std::istringstream in(table.substr(heading));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(label) != std::string::npos) return line;
+  }
+  return {};
+}
+
+TEST(RoundTripTable, RealSweepMatchesTheModel) {
+  const std::string table = Table(Fixture("summary_rtt_sweep.json"));
+  EXPECT_NE(table.find("doubling each round trip"), std::string::npos) << table;
+  EXPECT_EQ(table.find("UNEXPECTED"), std::string::npos) << table;
+  EXPECT_NE(Row(table, "ecdsa-p256 · rtt150").find("1 (fits)"), std::string::npos) << table;
+}
+
+TEST(RoundTripTable, AFlightOfThirtyFiveSegmentsTakesThreeRoundTrips) {
+  nlohmann::ordered_json summary = Fixture("summary_rtt_sweep.json");
+  bool changed = false;
+  for (auto& arm : summary["arms"]) {
+    if (arm["label"] != "ml-dsa-87 · rtt150") continue;
+    arm["bytes"]["server_first_flight_segments"] = 35.0;
+    arm["bytes"]["server_first_flight"] = 51500.0;
+    arm["phases"]["handshake"]["p50"] = 3.11 * 150'000.0;  // µs
+    changed = true;
+  }
+  ASSERT_TRUE(changed);
+  const std::string row = Row(Table(summary), "ml-dsa-87 · rtt150");
+  EXPECT_NE(row.find("3 (slow start: 35 segments)"), std::string::npos) << row;
+  EXPECT_NE(row.find("3.11"), std::string::npos) << row;
+  EXPECT_EQ(row.find("UNEXPECTED"), std::string::npos) << row;
+}
+
+}  // namespace
+}  // namespace pqc
