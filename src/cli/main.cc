@@ -2,6 +2,7 @@
 // flags; main only dispatches (as BoringSSL's tool/ does).
 #include <fmt/core.h>
 
+#include <csignal>
 #include <cstdio>
 #include <string_view>
 
@@ -42,6 +43,10 @@ void Usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that closes first turns our next write into SIGPIPE, which would end a whole run
+  // for one connection's fault; ignored, the write fails with EPIPE and is recorded as that
+  // connection's error. (Children get the default back before exec: core/child_process.cc.)
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     Usage(stderr);
     return pqc::cli::kExitUsage;
