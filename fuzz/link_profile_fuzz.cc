@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/units.h"
 #include "link/link_profile.h"
 #include "split_input.h"
 
@@ -44,10 +45,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(p->reorder == text.reorder);
   Check(!p->Describe().empty());
   // The canonical forms Describe() prints must read back as the same values.
-  auto rtt = pqc::link::ParseLinkProfile({.rtt = pqc::link::FormatDuration(p->rtt)});
+  auto rtt = pqc::link::ParseLinkProfile({.rtt = pqc::FormatDuration(p->rtt)});
   Check(rtt.ok() && rtt->rtt == p->rtt);
   if (p->rate_bps > 0) {
-    auto rate = pqc::link::ParseLinkProfile({.rate = pqc::link::FormatBitRate(p->rate_bps)});
+    auto rate = pqc::link::ParseLinkProfile({.rate = pqc::FormatBitRate(p->rate_bps)});
     Check(rate.ok() && rate->rate_bps == p->rate_bps);
   }
   return 0;

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/fd.h"
 #include "net/address.h"
-#include "net/fd.h"
 #include "tls/cert_chain.h"
 #include "tls/ossl_ptr.h"
 

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/fd.h"
 #include "gtest/gtest.h"
 #include "net/address.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
 #include "net/socket.h"
 
 namespace pqc {

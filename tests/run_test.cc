@@ -140,6 +140,9 @@ std::string Scenario(int trials, const std::string& duration, const std::string&
          "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"" +
          duration + "\"\nwarmup = \"" + warmup +
          "\"\n"
+         // The schedule's lag is not what these tests judge; on a loaded machine a 1 ms limit
+         // would leave no valid trial, and such a run exits 1.
+         "max_lag_p99 = \"5s\"\n"
          "[trials]\ncount = " +
          std::to_string(trials) + "\nseed = " + std::to_string(seed) +
          "\n"
@@ -269,9 +272,10 @@ bool NoProcessMentions(const std::string& text, std::chrono::seconds limit) {
 }
 
 // ExpectArmMeasured: the arm ran and measured handshakes. On this shared 2-core machine a
-// trial may be marked INVALID because the load generator's start lag p99 exceeded 1 ms
-// ("load generator saturated"): the tool's own check, which no scenario key relaxes. Only
-// that reason is tolerated; then the measured handshakes are checked in the database.
+// trial may be marked INVALID because the load generator was short of CPU ("load generator
+// saturated": its threads' CPU share, or a start lag beyond the scenario's 5 s): the tool's
+// own check. Only that reason is tolerated; then the measured handshakes are checked in the
+// database.
 void ExpectArmMeasured(const nlohmann::json& arm, Sql& sql) {
   const int64_t id = arm["id"].get<int64_t>();
   SCOPED_TRACE("arm " + std::to_string(id) + " " + arm["label"].dump());

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "bench_child.h"
-#include "net/fd.h"
+#include "core/fd.h"
 #include "tls/context.h"
 #include "tls/ossl_ptr.h"
 

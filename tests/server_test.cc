@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/fd.h"
 #include "gtest/gtest.h"
+#include "http/payload.h"
 #include "http/request_writer.h"
 #include "net/address.h"
-#include "net/fd.h"
 #include "server/embedded_server.h"
-#include "server/payload.h"
 #include "server/server_groups.h"
 #include "tls/cert_chain.h"
 #include "tls/context.h"

@@ -11,6 +11,7 @@
 
 #include "client/samples_csv.h"
 #include "client/summary_output.h"
+#include "core/csv.h"
 
 namespace pqc {
 namespace {

@@ -30,7 +30,7 @@
 
 #include "client/load_runner.h"
 #include "core/child_process.h"
-#include "net/fd.h"
+#include "core/fd.h"
 #include "net/socket.h"
 #include "server/embedded_server.h"
 #include "target/nginx_config.h"

@@ -110,3 +110,47 @@ TEST(SlowStart, RoundTripsFollowTheDoublingWindow) {
   EXPECT_EQ(pqc::SegmentsFor(1448), 1u);
   EXPECT_EQ(pqc::SegmentsFor(1449), 2u);
 }
+
+// Every formatter is read back by its parser to the same value: one formatter per quantity,
+// used by arm names, stored settings and link descriptions alike.
+TEST(Format, RoundTripsThroughItsParser) {
+  for (int64_t ns : {int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1'000}, int64_t{1'500},
+                     int64_t{250'000'000}, int64_t{1'000'000'000}, int64_t{1'500'000'000},
+                     int64_t{86'400} * 1'000'000'000, int64_t{123'456'789}}) {
+    const std::string text = pqc::FormatDuration(ns);
+    auto back = pqc::ParseDuration(text);
+    ASSERT_TRUE(back.ok()) << text << ": " << back.error().message;
+    EXPECT_EQ(*back, ns) << text;
+  }
+  EXPECT_EQ(pqc::FormatDuration(0), "0ms");
+  EXPECT_EQ(pqc::FormatDuration(1'500), "1500ns");
+  EXPECT_EQ(pqc::FormatDuration(2'000'000'000), "2s");
+  for (uint64_t bytes :
+       {uint64_t{1}, uint64_t{100}, uint64_t{1000}, uint64_t{1024}, uint64_t{10'240},
+        uint64_t{1} << 20, uint64_t{1} << 30, uint64_t{1'234'567}}) {
+    const std::string text = pqc::FormatSize(bytes);
+    auto back = pqc::ParseSize(text);
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(*back, bytes) << text;
+  }
+  for (uint64_t bps : {uint64_t{64}, uint64_t{500'000}, uint64_t{100'000'000},
+                       uint64_t{1'000'000'000}, uint64_t{1'234'567}}) {
+    const std::string text = pqc::FormatBitRate(bps);
+    auto back = pqc::ParseBitRate(text);
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(*back, bps) << text;
+  }
+  for (double f : {0.0, 0.005, 0.01, 0.03, 0.07, 0.3, 0.5, 1.0, 0.123456789}) {
+    const std::string text = pqc::FormatPercent(f);
+    auto back = pqc::ParsePercent(text);
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(*back, f) << text;
+  }
+  // No decimal text divided by 100 gives 1/3 exactly: the closest is within an ulp or two.
+  auto third = pqc::ParsePercent(pqc::FormatPercent(1.0 / 3));
+  ASSERT_TRUE(third.ok());
+  EXPECT_NEAR(*third, 1.0 / 3, 1e-15);
+  EXPECT_EQ(pqc::FormatPercent(0.3), "30%");
+  EXPECT_EQ(pqc::FormatPercent(0.03), "3%");
+  EXPECT_EQ(pqc::FormatPercent(0.005), "0.5%");
+}

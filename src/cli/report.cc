@@ -10,6 +10,7 @@
 #include "report/report_files.h"
 #include "report/study_summary.h"
 #include "results/run_reader.h"
+#include "scenario/run_facts.h"
 
 namespace pqc::cli {
 
@@ -37,6 +38,7 @@ int ReportMain(int argc, char** argv) {
   if (!db) return ReportError("report", db.error());
   auto run = results::ReadRun(*db);
   if (!run) return ReportError("report", run.error());
+  scenario::FillStoredNetworkFacts(run->info);  // files of schema versions 1 and 2
   auto summary = report::BuildStudySummary(*db, *run, {.resamples = resamples});
   if (!summary) return ReportError("report", summary.error());
   if (write) {

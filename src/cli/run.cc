@@ -15,6 +15,7 @@
 #include "report/study_summary.h"
 #include "results/run_reader.h"
 #include "scenario/plan.h"
+#include "scenario/run_facts.h"
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
 
@@ -136,6 +137,7 @@ int RunMain(int argc, char** argv) {
   if (!db) return ReportError("run", db.error());
   auto stored = results::ReadRun(*db);
   if (!stored) return ReportError("run", stored.error());
+  scenario::FillStoredNetworkFacts(stored->info);  // a resumed file of schema version 1 or 2
   auto summary = report::BuildStudySummary(*db, *stored);
   if (!summary) return ReportError("run", summary.error());
   std::cout << '\n';

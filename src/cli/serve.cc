@@ -12,7 +12,8 @@
 
 #include "cli/command.h"
 #include "cli/serve_nginx.h"
-#include "cli/stop_wait.h"
+#include "core/split.h"
+#include "core/stop_signals.h"
 #include "core/units.h"
 #include "net/address.h"
 #include "server/embedded_server.h"
@@ -199,23 +200,14 @@ int ServeMain(int argc, char** argv) {
     n.config.session_cache = options.tls.session_cache;
     n.config.threads = static_cast<unsigned>(threads);
     n.config.ciphersuites = ciphersuites;
-    size_t start = 0;
-    // Bounded: one iteration per comma-separated size.
-    while (start <= payload_sizes.size()) {
-      size_t end = payload_sizes.find(',', start);
-      if (end == std::string::npos) end = payload_sizes.size();
-      auto size = ParseSize(std::string_view(payload_sizes).substr(start, end - start));
+    for (std::string_view item : Split(payload_sizes, ",")) {
+      auto size = ParseSize(item);
       if (!size)
         return ReportError(
             "serve", MakeError(ErrorKind::kUsage, "--payload-sizes: " + size.error().message));
       n.config.payload_sizes.push_back(*size);
-      start = end + 1;
     }
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    StopSignals signals;
     return ServeNginx(std::move(n), signals,
                       deadline_from_start > 0 ? MonotonicNow() + deadline_from_start : 0);
   }
@@ -237,11 +229,7 @@ int ServeMain(int argc, char** argv) {
 
   // Blocked before any server thread exists, so that every thread inherits the mask and the
   // signals wait for sigwait below instead of killing the process mid-run.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopSignals signals;
 
   if (!write_ca.empty()) {
     if (Status s = WriteTrustAnchor(*chain, write_ca); !s) return ReportError("serve", s.error());
@@ -253,7 +241,7 @@ int ServeMain(int argc, char** argv) {
   std::fflush(stdout);
 
   const Nanos deadline = run_for > 0 ? MonotonicNow() + run_for : 0;
-  int sig = WaitForStop(signals, deadline);
+  const int sig = signals.WaitUntil(deadline);
   (*server)->Stop();
   ServerStats stats = (*server)->Wait();
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

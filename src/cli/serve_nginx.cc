@@ -10,7 +10,6 @@
 #include <filesystem>
 
 #include "cli/command.h"
-#include "cli/stop_wait.h"
 #include "core/clock.h"
 #include "net/address.h"
 #include "tls/cert_chain.h"
@@ -46,7 +45,7 @@ std::string DefaultNginxExe() {
 #endif
 }
 
-int ServeNginx(NginxServeOptions o, const sigset_t& signals, int64_t deadline) {
+int ServeNginx(NginxServeOptions o, StopSignals& signals, int64_t deadline) {
   if (o.nginx_exe.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--nginx: no nginx given; pass --nginx-exe PATH or set "
@@ -95,7 +94,7 @@ int ServeNginx(NginxServeOptions o, const sigset_t& signals, int64_t deadline) {
   fmt::print("listening on {} (nginx, workers {}, cert {}, groups {}, directory {})\n",
              bound->ToString(), o.config.threads, cert_name, o.config.groups, *dir);
   std::fflush(stdout);
-  int sig = WaitForStop(signals, deadline);
+  const int sig = signals.WaitUntil(deadline);
   auto stats = nginx->Stop();
   if (!stats) return ReportError("serve", stats.error());
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

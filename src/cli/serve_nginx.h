@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stop_signals.h"
 #include "target/target.h"
 
 namespace pqc::cli {
@@ -25,8 +26,8 @@ struct NginxServeOptions {
 // DefaultNginxExe: $PQC_NGINX, else the nginx the build was configured with ("" if neither).
 std::string DefaultNginxExe();
 
-// ServeNginx: starts nginx, prints "listening on ADDR (...)", waits for one of `signals`
-// (blocked by the caller) or the deadline (0 = none), stops it and prints its CPU.
-int ServeNginx(NginxServeOptions options, const sigset_t& signals, int64_t deadline);
+// ServeNginx: starts nginx, prints "listening on ADDR (...)", waits for a stop (`signals`,
+// blocked by the caller) or the deadline (0 = none), stops it and prints its CPU.
+int ServeNginx(NginxServeOptions options, StopSignals& signals, int64_t deadline);
 
 }  // namespace pqc::cli

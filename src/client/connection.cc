@@ -10,23 +10,10 @@
 #include "net/tcp_info.h"
 #include "tls/algorithms.h"
 #include "tls/ssl_error.h"
+#include "tls/ssl_failure.h"
 
 namespace pqc {
-namespace {
-
-// PeerEndedWithoutCloseNotify: OpenSSL 3 reports a TCP end of stream that no close_notify
-// preceded as an SSL error (SSL_R_UNEXPECTED_EOF_WHILE_READING), not as SSL_ERROR_SYSCALL with
-// errno 0 as OpenSSL 1.1 did. It is the peer closing (a crashed or careless server: its kernel
-// sends the FIN), not a local TLS failure, so it belongs to class `closed` — as the embedded
-// server counts it too (server/ssl_failure.cc). Without this, a server killed mid-trial showed
-// up as `tls` errors.
-bool PeerEndedWithoutCloseNotify(int ssl_error) {
-  if (ssl_error != SSL_ERROR_SSL) return false;
-  const unsigned long e = ERR_peek_error();
-  return ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Connection::Connection(ConnectionEnv& env, ConnectionRecord record)
     : env_(env), record_(std::move(record)) {}
@@ -134,10 +121,7 @@ bool Connection::StepHandshake() {
   errno = 0;  // SSL_ERROR_SYSCALL is told apart by errno: no stale value
   int rc = SSL_do_handshake(ssl_.get());
   if (rc != 1) {
-    int err = SSL_get_error(ssl_.get(), rc);
-    if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
-    if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
-    FailSsl(err, "handshake");
+    WaitOrFail(ClassifySslResult(ssl_.get(), rc, errno), "handshake");
     return false;
   }
   record_.tls_done = MonotonicNow();
@@ -174,10 +158,7 @@ bool Connection::StepSend() {
     int n = SSL_write(ssl_.get(), req.data() + send_offset_,
                       static_cast<int>(req.size() - send_offset_));
     if (n <= 0) {
-      int err = SSL_get_error(ssl_.get(), n);
-      if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
-      if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
-      FailSsl(err, "sending request");
+      WaitOrFail(ClassifySslResult(ssl_.get(), n, errno), "sending request");
       return false;
     }
     send_offset_ += static_cast<size_t>(n);
@@ -194,11 +175,8 @@ bool Connection::StepReceive() {
   errno = 0;
   int n = SSL_read(ssl_.get(), buf.data(), static_cast<int>(buf.size()));
   if (n <= 0) {
-    int err = SSL_get_error(ssl_.get(), n);
-    if (err == SSL_ERROR_WANT_READ) return WaitFor(kIoRead), false;
-    if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
-    if (err == SSL_ERROR_ZERO_RETURN || PeerEndedWithoutCloseNotify(err) ||
-        (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0)) {
+    const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
+    if (f.outcome == SslOutcome::kClosed) {
       // Clean end of stream: complete only if the body runs until close.
       if (parser_.FeedEof() == ParseStatus::kComplete) {
         req.last_byte = MonotonicNow();
@@ -211,7 +189,7 @@ bool Connection::StepReceive() {
       Fail(ErrorClass::kClosed, "server closed the connection before the response was complete");
       return false;
     }
-    FailSsl(err, "reading response");
+    WaitOrFail(f, "reading response");
     return false;
   }
   const Nanos now = MonotonicNow();
@@ -267,10 +245,9 @@ bool Connection::StepIdle() {
     Fail(ErrorClass::kHttp, "unexpected data from the server between requests");
     return false;
   }
-  int err = SSL_get_error(ssl_.get(), n);
-  if (err == SSL_ERROR_WANT_READ) return false;
-  if (err == SSL_ERROR_WANT_WRITE) return WaitFor(kIoWrite), false;
-  FailSsl(err, "idle keep-alive connection");
+  const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
+  if (f.outcome == SslOutcome::kWantRead) return false;  // still idle
+  WaitOrFail(f, "idle keep-alive connection");
   return false;
 }
 
@@ -304,35 +281,34 @@ void Connection::Abort(ErrorClass error, std::string detail) {
   Fail(error, std::move(detail));
 }
 
-void Connection::FailSsl(int ssl_error, const char* phase) {
+void Connection::WaitOrFail(const SslFailure& f, const char* phase) {
+  switch (f.outcome) {
+    case SslOutcome::kWantRead:
+      return WaitFor(kIoRead);
+    case SslOutcome::kWantWrite:
+      return WaitFor(kIoWrite);
+    default:
+      break;
+  }
+  // The alert the inspector saw names the server's reason better than the error queue.
   if (facts_.peer_alert >= 0) {
-    Fail(ErrorClass::kTlsAlert,
-         fmt::format("{}: {}", phase, SSL_alert_desc_string_long(facts_.peer_alert)));
-    return;
+    return Fail(ErrorClass::kTlsAlert,
+                fmt::format("{}: {}", phase, SSL_alert_desc_string_long(facts_.peer_alert)));
   }
-  if (ssl_error == SSL_ERROR_SYSCALL) {
-    const int e = errno;
-    if (ERR_peek_error() == 0) {
-      if (e == ECONNRESET || e == EPIPE) {
-        Fail(ErrorClass::kReset, fmt::format("{}: connection reset by peer", phase));
-      } else if (e == 0) {
-        Fail(ErrorClass::kClosed, fmt::format("{}: server closed the connection", phase));
-      } else {
-        Fail(ErrorClass::kReset, fmt::format("{}: {}", phase, std::strerror(e)));
-      }
-      return;
-    }
+  switch (f.outcome) {
+    case SslOutcome::kClosed:
+      return Fail(ErrorClass::kClosed,
+                  fmt::format("{}: {}", phase,
+                              f.close_notify ? "server sent close_notify"
+                                             : "server closed the connection (no close_notify)"));
+    case SslOutcome::kReset:
+    case SslOutcome::kOther:
+      return Fail(ErrorClass::kReset, fmt::format("{}: {}", phase, f.reason));
+    case SslOutcome::kPeerAlert:
+      return Fail(ErrorClass::kTlsAlert, fmt::format("{}: {}", phase, f.reason));
+    default:
+      return Fail(ErrorClass::kTls, fmt::format("{}: {}", phase, f.reason));
   }
-  if (ssl_error == SSL_ERROR_ZERO_RETURN) {
-    Fail(ErrorClass::kClosed, fmt::format("{}: server sent close_notify", phase));
-    return;
-  }
-  if (PeerEndedWithoutCloseNotify(ssl_error)) {
-    Fail(ErrorClass::kClosed,
-         fmt::format("{}: server closed the connection (no close_notify)", phase));
-    return;
-  }
-  Fail(ErrorClass::kTls, SslError(phase).message);
 }
 
 void Connection::WaitFor(uint32_t interest) {

@@ -10,11 +10,12 @@
 #include "client/load_options.h"
 #include "client/record.h"
 #include "client/session_store.h"
+#include "core/fd.h"
 #include "http/response_parser.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
 #include "tls/inspector.h"
 #include "tls/ossl_ptr.h"
+#include "tls/ssl_failure.h"
 
 namespace pqc {
 
@@ -65,8 +66,9 @@ class Connection {
   void BeginRequest();
   void Finish();
   void Fail(ErrorClass error, std::string detail);
-  // FailSsl: classifies an SSL_get_error result that is not WANT_*.
-  void FailSsl(int ssl_error, const char* phase);
+  // WaitOrFail: waits for what a non-blocking SSL call asked for, or fails the connection
+  // with the class the shared classification (tls/ssl_failure.h) gives its error.
+  void WaitOrFail(const SslFailure& f, const char* phase);
   void WaitFor(uint32_t interest);
   void Close();
   void MarkDone();

@@ -10,6 +10,7 @@
 
 #include "client/fd_limit.h"
 #include "client/worker.h"
+#include "core/stop_signals.h"
 
 namespace pqc {
 namespace {
@@ -22,36 +23,12 @@ double QuickPercentile(std::vector<double>& v, double q) {
   return v[k];
 }
 
-// SignalBlock: SIGINT/SIGTERM blocked while it lives (worker threads inherit the mask),
-// so that the runner alone receives them, with sigtimedwait.
-class SignalBlock {
- public:
-  SignalBlock() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~SignalBlock() {
-    // A signal that arrived after the workers finished must not kill the process now
-    // that results exist: consume it before unblocking.
-    timespec zero{};
-    while (sigtimedwait(&set_, nullptr, &zero) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  const sigset_t& set() const { return set_; }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-};
-
 }  // namespace
 
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   if (Status s = EnsureFileLimit(options); !s) return s.error();
-  SignalBlock signals;
+  // Blocked before the workers start (they inherit it): only this loop receives a stop.
+  StopSignals signals;
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned i = 0; i < options.threads; ++i) {
     auto w = Worker::Create(options, i, options.threads);
@@ -79,8 +56,7 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   const Nanos total = options.warmup + options.duration;
   Nanos next_line = start + 1'000'000'000;
   while (running.load(std::memory_order_acquire) > 0) {
-    timespec wait{0, 100'000'000};
-    int sig = sigtimedwait(&signals.set(), nullptr, &wait);
+    const int sig = signals.WaitUntil(MonotonicNow() + 100'000'000);
     if (sig > 0 && !result.interrupted) {
       result.interrupted = true;
       for (auto& w : workers) w->RequestStop();

@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "core/split.h"
+
 namespace pqc {
 namespace {
 
@@ -21,11 +23,7 @@ Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
 
 Result<std::vector<MixWeight>> ParseMix(const std::string& text, std::string_view context) {
   std::vector<MixWeight> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string_view item(text.data() + start, end - start);
+  for (std::string_view item : Split(text, ",")) {
     const size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
       return MakeError(ErrorKind::kUsage,
@@ -48,7 +46,6 @@ Result<std::vector<MixWeight>> ParseMix(const std::string& text, std::string_vie
       }
     }
     out.push_back({*mode, weight});
-    start = end + 1;
   }
   return out;
 }

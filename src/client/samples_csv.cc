@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "client/summary.h"
+#include "core/csv.h"
 #include "tls/algorithms.h"
 
 namespace pqc {
@@ -36,17 +37,6 @@ std::string Stamp(Nanos t, Nanos run_start) {
 
 std::string_view SamplesCsvHeader() {
   return kHeader;
-}
-
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  out += '"';
-  return out;
 }
 
 void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {

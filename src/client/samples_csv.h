@@ -24,7 +24,4 @@ std::string_view SamplesCsvHeader();
 // WriteSamplesCsv: header and one row per connection, in the order of result.connections.
 void WriteSamplesCsv(std::ostream& out, const LoadResult& result);
 
-// CsvField: `text` quoted when it holds a comma, quote, CR or LF (quotes doubled), else as is.
-std::string CsvField(std::string_view text);
-
 }  // namespace pqc

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/split.h"
 #include "tls/algorithms.h"
 
 namespace pqc {
@@ -24,18 +25,6 @@ double Ratio(double numerator, double denominator) {
   return denominator > 0 ? numerator / denominator : PhaseStats::kUndefined;
 }
 
-std::vector<std::string> SplitList(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(sep, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 ArmInfo ArmOf(const LoadOptions& o) {
   ArmInfo arm;
   arm.target = o.target.len > 0 ? o.target.ToString() : "";
@@ -53,7 +42,9 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.path = o.path;
   arm.groups = o.tls.groups;
   arm.key_shares = o.tls.key_shares;
-  arm.sigalgs = SplitList(o.tls.sigalgs, ':');
+  for (std::string_view a : Split(o.tls.sigalgs, ":")) {
+    if (!a.empty()) arm.sigalgs.emplace_back(a);
+  }
   arm.threads = o.threads;
   arm.timeout_s = Seconds(o.timeout);
   return arm;

@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-#include "net/fd.h"
+#include "core/fd.h"
 
 extern char** environ;
 

@@ -137,4 +137,31 @@ std::string FormatSize(uint64_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
+std::string FormatDuration(int64_t ns) {
+  if (ns % 1'000'000'000 == 0 && ns != 0) return fmt::format("{}s", ns / 1'000'000'000);
+  if (ns % 1'000'000 == 0) return fmt::format("{}ms", ns / 1'000'000);
+  if (ns % 1'000 == 0) return fmt::format("{}us", ns / 1'000);
+  return fmt::format("{}ns", ns);
+}
+
+std::string FormatBitRate(uint64_t bps) {
+  if (bps % 1'000'000'000 == 0 && bps != 0) return fmt::format("{}gbit", bps / 1'000'000'000);
+  if (bps % 1'000'000 == 0 && bps != 0) return fmt::format("{}mbit", bps / 1'000'000);
+  if (bps % 1'000 == 0 && bps != 0) return fmt::format("{}kbit", bps / 1'000);
+  return fmt::format("{}bit", bps);
+}
+
+std::string FormatPercent(double fraction) {
+  // The fewest decimals that read back to the same fraction, never an exponent: 0.03 is
+  // "3%", not the "3.0000000000000004%" that fraction * 100 prints as. (A fraction no decimal
+  // reaches exactly, such as 1/3, gets the closest one of 17 decimals.)
+  std::string text;
+  for (int decimals = 0; decimals <= 17; ++decimals) {
+    text = fmt::format("{:.{}f}%", fraction * 100, decimals);
+    auto back = ParsePercent(text);
+    if (back && *back == fraction) break;
+  }
+  return text;
+}
+
 }  // namespace pqc

@@ -29,7 +29,16 @@ Result<double> ParsePercent(std::string_view text);
 // ParseRate: events per second, "300" or "300/s" or "18000/m". Must be > 0.
 Result<double> ParseRate(std::string_view text);
 
-// FormatSize: the canonical name of a byte count ("100B", "10K", "1M"), used in arm names.
+// The formatters: the canonical short form of each quantity, which its parser reads back to
+// the same value (units_test checks parse(format(x)) == x). One formatter per quantity, used
+// by every output (arm names, stored settings, link descriptions).
+// FormatSize: "100B", "10K", "1M" (used in arm names).
 std::string FormatSize(uint64_t bytes);
+// FormatDuration: the largest unit that keeps the value whole: "2s", "250ms", "1500ns", "0ms".
+std::string FormatDuration(int64_t ns);
+// FormatBitRate: "1gbit", "100mbit", "64bit".
+std::string FormatBitRate(uint64_t bps);
+// FormatPercent: a fraction as a percentage, "0.5%" (shortest text that reads back the same).
+std::string FormatPercent(double fraction);
 
 }  // namespace pqc

@@ -16,7 +16,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-#include "net/fd.h"
+#include "core/fd.h"
 
 namespace pqc::link {
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/split.h"
 #include "core/units.h"
 
 namespace pqc::link {
@@ -26,35 +27,7 @@ Result<double> ParseProbability(std::string_view field, std::string_view text) {
   return *p;
 }
 
-std::vector<std::string_view> SplitComma(std::string_view text) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    size_t comma = text.find(',');
-    parts.push_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) return parts;
-    text.remove_prefix(comma + 1);
-  }
-}
-
-std::string FormatPercent(double fraction) {
-  return fmt::format("{:g}%", fraction * 100);
-}
-
 }  // namespace
-
-std::string FormatDuration(Nanos ns) {
-  if (ns % 1'000'000'000 == 0 && ns != 0) return fmt::format("{}s", ns / 1'000'000'000);
-  if (ns % 1'000'000 == 0) return fmt::format("{}ms", ns / 1'000'000);
-  if (ns % 1'000 == 0) return fmt::format("{}us", ns / 1'000);
-  return fmt::format("{}ns", ns);
-}
-
-std::string FormatBitRate(uint64_t bps) {
-  if (bps % 1'000'000'000 == 0) return fmt::format("{}gbit", bps / 1'000'000'000);
-  if (bps % 1'000'000 == 0) return fmt::format("{}mbit", bps / 1'000'000);
-  if (bps % 1'000 == 0) return fmt::format("{}kbit", bps / 1'000);
-  return fmt::format("{}bit", bps);
-}
 
 std::string LinkProfile::Describe() const {
   std::string out = "rtt " + FormatDuration(rtt);
@@ -95,7 +68,7 @@ Result<LinkProfile> ParseLinkProfile(const LinkProfileText& text) {
     p.loss = *l;
   }
   if (!text.burst_loss.empty()) {
-    auto parts = SplitComma(text.burst_loss);
+    auto parts = Split(text.burst_loss, ",");
     if (parts.size() != 2 && parts.size() != 3) {
       return FieldError("burst-loss", text.burst_loss,
                         "expected P,R or P,R,LOSS_BAD (Gilbert–Elliott: p(good→bad), "

@@ -43,8 +43,4 @@ struct LinkProfileText {
 // 100 %, queue 1..1,000,000) and names the offending one in the error.
 Result<LinkProfile> ParseLinkProfile(const LinkProfileText& text);
 
-// FormatDuration / FormatBitRate: canonical short forms used by Describe ("70ms", "100mbit").
-std::string FormatDuration(Nanos ns);
-std::string FormatBitRate(uint64_t bps);
-
 }  // namespace pqc::link

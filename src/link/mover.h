@@ -12,9 +12,9 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/fd.h"
 #include "link/link_profile.h"
 #include "link/tun_device.h"
-#include "net/fd.h"
 
 namespace pqc::link {
 

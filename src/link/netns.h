@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "net/fd.h"
+#include "core/fd.h"
 
 namespace pqc::link {
 

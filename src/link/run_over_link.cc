@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "core/child_process.h"
+#include "core/fd.h"
 #include "link/link.h"
-#include "net/fd.h"
 
 namespace pqc::link {
 namespace {

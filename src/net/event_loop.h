@@ -22,7 +22,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-#include "net/fd.h"
+#include "core/fd.h"
 
 namespace pqc {
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "core/error.h"
+#include "core/fd.h"
 #include "net/address.h"
-#include "net/fd.h"
 
 namespace pqc {
 

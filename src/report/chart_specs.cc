@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/slow_start.h"
 #include "report/summary_fields.h"
 
 namespace pqc::report {
@@ -17,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kInitialWindowBytes = 14600;  // 10 segments × 1,460 bytes (MTU 1500)
 constexpr int kWidth = 640;
 constexpr int kHeight = 300;
 

@@ -10,7 +10,6 @@
 #include "client/summary.h"
 #include "core/units.h"
 #include "report/capacity.h"
-#include "scenario/scenario.h"
 #include "stats/bootstrap.h"
 #include "stats/outlier_trials.h"
 #include "stats/percentiles.h"
@@ -130,21 +129,22 @@ ordered_json PhaseJson(const PooledSamples& s, const BootstrapOptions& bo) {
   return j;
 }
 
-// NetworkRtts: profile name → RTT in ms, from the stored scenario (as it was run).
-// NetworkDescriptions: profile name → what it emulates ("rtt 70ms, loss 1%").
+// Networks: profile name → RTT in ms and description, as stored with the run
+// (results::RunInfo::networks); an older file without them has only loopback's.
 struct Networks {
   std::map<std::string, double> rtts{{"loopback", 0.0}};
   std::map<std::string, std::string> descriptions{{"loopback", "loopback (no emulation)"}};
 };
-Networks NetworkRtts(const results::StoredRun& run) {
+Networks NetworksOf(const results::StoredRun& run) {
   Networks out;
-  scenario::ParseOptions po;
-  po.full = run.info.options.value("full", false);
-  auto s = scenario::ParseScenarioText(run.info.scenario_text, run.info.scenario_file, po);
-  if (s) {
-    for (const auto& [name, p] : s->networks) {
-      out.rtts[name] = p.rtt_ms;
-      if (p.emulated()) out.descriptions[name] = name + ": " + p.link.Describe();
+  if (!run.info.networks.is_object()) return out;
+  for (const auto& [name, facts] : run.info.networks.items()) {
+    if (!facts.is_object()) continue;
+    if (facts.contains("rtt_ms") && facts["rtt_ms"].is_number()) {
+      out.rtts[name] = facts["rtt_ms"].get<double>();
+    }
+    if (name != "loopback" && facts.contains("describe") && facts["describe"].is_string()) {
+      out.descriptions[name] = name + ": " + facts["describe"].get<std::string>();
     }
   }
   return out;
@@ -394,7 +394,7 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
     }
   }
 
-  const Networks networks = NetworkRtts(run);
+  const Networks networks = NetworksOf(run);
   const auto& rtts = networks.rtts;
   const uint32_t planned_per_arm =
       run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/csv.h"
 #include "core/slow_start.h"
 #include "report/cpu_tables.h"
 #include "report/table.h"
@@ -232,13 +233,6 @@ void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
     out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
 }
 
-std::string Csv(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string e = "\"";
-  for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return e + "\"";
-}
-
 std::string CsvNum(double v) {
   return std::isfinite(v) ? fmt::format("{}", v) : "";
 }
@@ -264,8 +258,8 @@ void WriteStudyCsv(std::ostream& out, const ordered_json& s) {
       factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, v.get<std::string>());
     }
     const std::string head =
-        fmt::format("{},{},{},{}", a["id"].get<uint64_t>(), Csv(a["label"].get<std::string>()),
-                    Csv(factors), a["status"].get<std::string>());
+        fmt::format("{},{},{},{}", a["id"].get<uint64_t>(), CsvField(a["label"].get<std::string>()),
+                    CsvField(factors), a["status"].get<std::string>());
     const std::string tail = fmt::format(",{},{}", a["trials"]["valid"].get<uint64_t>(),
                                          a["trials"]["done"].get<uint64_t>());
     if (a["phases"].empty()) out << head << ",,,,,,,,,,,," << tail << '\n';

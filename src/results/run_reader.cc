@@ -88,8 +88,8 @@ Result<StoredRun> ReadRun(Db& db) {
   auto r = db.Prepare(fmt::format(
       "SELECT scenario, scenario_file, scenario_text, title, options_json, tool_version, "
       "git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, seed, "
-      "trials_planned, started, ended, complete, {} FROM run WHERE id = 1",
-      floors ? "speed_json" : "NULL"));
+      "trials_planned, started, ended, complete, {}, {} FROM run WHERE id = 1",
+      floors ? "speed_json" : "NULL", *version >= 3 ? "networks_json" : "NULL"));
   if (!r) return r.error();
   auto row = r->Step();
   if (!row) return row.error();
@@ -120,6 +120,11 @@ Result<StoredRun> ReadRun(Db& db) {
     auto speed = ParseJson(r->Text(18), "run.speed_json");
     if (!speed) return speed.error();
     i.speed = std::move(*speed);
+  }
+  if (!r->IsNull(19)) {
+    auto networks = ParseJson(r->Text(19), "run.networks_json");
+    if (!networks) return networks.error();
+    i.networks = std::move(*networks);
   }
 
   auto a = db.Prepare(fmt::format(

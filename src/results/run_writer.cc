@@ -126,8 +126,9 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   auto ins = d.Prepare(
       "INSERT INTO run (id, scenario, scenario_file, scenario_text, title, options_json, "
       "tool_version, git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, "
-      "seed, trials_planned, started, speed_json) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+      "seed, trials_planned, started, speed_json, networks_json) VALUES (1, ?1, ?2, ?3, ?4, ?5, "
+      "?6, "
+      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   if (!ins) return ins.error();
   Stmt& s = *ins;
   s.Bind(1, run.scenario);
@@ -150,6 +151,11 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
     s.BindNull(17);
   } else {
     s.Bind(17, run.speed.dump());
+  }
+  if (run.networks.is_null()) {
+    s.BindNull(18);
+  } else {
+    s.Bind(18, run.networks.dump());
   }
   if (Status st = s.Run(); !st) return st.error();
   auto arm = d.Prepare(

@@ -29,6 +29,10 @@ struct RunInfo {
   // speed: the primitive timings the arms' crypto floors were priced with, measured at the
   // start of the run on this machine (SpeedJson); null when not measured.
   nlohmann::json speed;
+  // networks: the network profiles of the arms, {"loopback": {"rtt_ms": 0, "describe":
+  // "loopback (no emulation)"}, "rtt70": {"rtt_ms": 70, "describe": "rtt 70ms"}}; null in files
+  // of schema versions 1 and 2.
+  nlohmann::json networks;
 };
 
 // ArmFloor: an arm's predicted crypto CPU per handshake (speed/crypto_floor.h) on each side.

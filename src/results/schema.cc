@@ -17,7 +17,7 @@ CREATE TABLE run(
   cpu_model TEXT NOT NULL, cores INTEGER NOT NULL, kernel TEXT NOT NULL, hostname TEXT NOT NULL,
   target TEXT NOT NULL, seed INTEGER NOT NULL, trials_planned INTEGER NOT NULL,
   started TEXT NOT NULL, ended TEXT, complete INTEGER NOT NULL DEFAULT 0,
-  speed_json TEXT);
+  speed_json TEXT, networks_json TEXT);
 CREATE TABLE arms(
   id INTEGER PRIMARY KEY, label TEXT NOT NULL, factors_json TEXT NOT NULL,
   settings_json TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', failure TEXT,

@@ -16,7 +16,10 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // Version 2 added each arm's crypto floor (arms.floor_*), the run's speed table
 // (run.speed_json) and each connection's handshake_segments_read. Version 1 files are still
 // read; their floors are null and their segment counts 0 (unknown).
-inline constexpr int kSchemaVersion = 2;
+// Version 3 added the network profiles the run's arms used (run.networks_json: name → RTT and
+// description), so that a report needs no scenario parser; older files leave it null and the
+// CLI derives it from their stored scenario text.
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

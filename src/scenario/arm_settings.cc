@@ -292,12 +292,6 @@ constexpr std::array kKeys = {
                }},
 };
 
-std::string FormatNanos(Nanos ns) {
-  if (ns % 1'000'000'000 == 0) return fmt::format("{}s", ns / 1'000'000'000);
-  if (ns % 1'000'000 == 0) return fmt::format("{}ms", ns / 1'000'000);
-  return fmt::format("{}us", static_cast<double>(ns) / 1e3);
-}
-
 constexpr std::array<std::string_view, 5> kServerSideKeys = {"chain", "server_groups", "tickets",
                                                              "session_cache", "server_threads"};
 
@@ -412,7 +406,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
   const double conns = EffectiveRate(s) * static_cast<double>(s.duration + s.warmup) / 1e9;
   if (conns < 1) {
     return fail(fmt::format("rate {:.3g}/s over {} gives no connection; raise rate or duration",
-                            EffectiveRate(s), FormatNanos(s.duration + s.warmup)));
+                            EffectiveRate(s), FormatDuration(s.duration + s.warmup)));
   }
   return {};
 }
@@ -433,15 +427,15 @@ nlohmann::json ToJson(const ArmSettings& s) {
                       {"closed_loop", s.closed_loop},
                       {"arrivals", s.arrivals},
                       {"busy_poll", s.busy_poll},
-                      {"duration", FormatNanos(s.duration)},
-                      {"warmup", FormatNanos(s.warmup)},
+                      {"duration", FormatDuration(s.duration)},
+                      {"warmup", FormatDuration(s.warmup)},
                       {"requests", s.requests},
-                      {"request_interval", FormatNanos(s.request_interval)},
+                      {"request_interval", FormatDuration(s.request_interval)},
                       {"client_threads", s.client_threads},
                       {"server_threads", s.server_threads},
-                      {"timeout", FormatNanos(s.timeout)},
+                      {"timeout", FormatDuration(s.timeout)},
                       {"max_error_rate", s.max_error_rate},
-                      {"max_lag_p99", FormatNanos(s.max_lag_p99)},
+                      {"max_lag_p99", FormatDuration(s.max_lag_p99)},
                       {"network", s.network}};
   if (!ToolRunsServer(s)) {
     // Not applied to a server the tool does not run: never reported as if it were.

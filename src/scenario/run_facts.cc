@@ -61,4 +61,21 @@ std::string UtcCompact(int64_t unix_ns) {
   return Format(unix_ns, "%Y%m%dT%H%M%SZ");
 }
 
+nlohmann::json NetworkFacts(const Scenario& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, p] : s.networks) {
+    out[name] = {{"rtt_ms", p.rtt_ms},
+                 {"describe", p.emulated() ? p.link.Describe() : "loopback (no emulation)"}};
+  }
+  return out;
+}
+
+void FillStoredNetworkFacts(results::RunInfo& info) {
+  if (!info.networks.is_null()) return;
+  ParseOptions po;
+  po.full = info.options.value("full", false);
+  auto s = ParseScenarioText(info.scenario_text, info.scenario_file, po);
+  if (s) info.networks = NetworkFacts(*s);
+}
+
 }  // namespace pqc::scenario

@@ -7,11 +7,19 @@
 
 #include "core/clock.h"
 #include "results/run_writer.h"
+#include "scenario/scenario.h"
 
 namespace pqc::scenario {
 
 // FillRunFacts: the build, OpenSSL and machine fields of `info`.
 void FillRunFacts(results::RunInfo& info);
+
+// NetworkFacts: every network profile of the scenario, name → {"rtt_ms", "describe"}
+// ("loopback (no emulation)" for loopback), stored with the run (RunInfo::networks).
+nlohmann::json NetworkFacts(const Scenario& s);
+// FillStoredNetworkFacts: for a run stored before schema version 3, the same facts from its
+// stored scenario text (parsed as it was run); left null if that no longer parses.
+void FillStoredNetworkFacts(results::RunInfo& info);
 
 // UtcNow / UtcIso: "2026-11-30T03:04:05Z"; UtcCompact: "20261130T030405Z" (directory names).
 std::string UtcIso(int64_t unix_ns);

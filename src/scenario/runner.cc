@@ -12,6 +12,7 @@
 #include "client/load_runner.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
+#include "core/stop_signals.h"
 #include "link/link.h"
 #include "link/mover_stats_json.h"
 #include "link/netns.h"
@@ -29,35 +30,6 @@ namespace pqc::scenario {
 namespace {
 
 namespace fs = std::filesystem;
-
-// StopSignals: SIGINT/SIGTERM blocked for the whole run and polled between steps, so that a
-// Ctrl-C while a target starts or a trial is being written never leaves half of either.
-// (RunLoad blocks them too while it runs and reports them as `interrupted`.)
-class StopSignals {
- public:
-  StopSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  ~StopSignals() {
-    Pending();  // consume, so that restoring the mask does not kill us after a clean stop
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  bool Pending() {
-    timespec zero{};
-    bool any = false;
-    while (sigtimedwait(&set_, nullptr, &zero) > 0) any = true;
-    return any;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-};
 
 Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o) {
   const std::string& kind = s.target;
@@ -306,6 +278,9 @@ class Runner {
   std::string dir_;
   CertStore certs_;
   std::map<std::string, std::unique_ptr<target::Target>> targets_;
+  // Blocked for the whole run and polled between trials, so that a Ctrl-C while a target
+  // starts or a trial is being written never leaves half of either (RunLoad reports one
+  // during a trial as `interrupted`).
   StopSignals signals_;
 };
 
@@ -328,6 +303,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     info.options = options.options;
     FillRunFacts(info);
     info.target = scenario.target;
+    info.networks = NetworkFacts(scenario);
     info.seed = scenario.seed;
     info.trials_planned = static_cast<uint32_t>(plan.trials.size());
     info.started = UtcIso(UnixNowNs());

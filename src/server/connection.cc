@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "http/payload.h"
 #include "net/event_loop.h"
-#include "server/payload.h"
-#include "server/ssl_failure.h"
+#include "tls/ssl_failure.h"
 
 namespace pqc::server {
 namespace {

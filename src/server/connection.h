@@ -16,9 +16,9 @@
 #include <string>
 
 #include "core/clock.h"
+#include "core/fd.h"
 #include "http/request_parser.h"
 #include "http/routes.h"
-#include "net/fd.h"
 #include "server/server_stats.h"
 #include "tls/ossl_ptr.h"
 

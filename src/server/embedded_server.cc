@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <system_error>
 
+#include "http/payload.h"
 #include "net/socket.h"
 #include "server/listeners.h"
-#include "server/payload.h"
 #include "server/server_groups.h"
 #include "server/worker.h"
 #include "tls/context.h"

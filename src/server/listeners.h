@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/fd.h"
 #include "net/address.h"
-#include "net/fd.h"
 
 namespace pqc {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/fd.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
 #include "server/connection.h"
 #include "server/server_stats.h"
 

@@ -12,8 +12,8 @@
 
 #include "core/paths.h"
 #include "core/units.h"
+#include "http/payload.h"
 #include "http/routes.h"
-#include "server/payload.h"
 
 namespace pqc::target {
 namespace {

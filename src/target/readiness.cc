@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "net/fd.h"
+#include "core/fd.h"
 #include "net/socket.h"
 
 namespace pqc::target {

@@ -6,6 +6,8 @@
 #include <array>
 #include <cctype>
 
+#include "core/split.h"
+
 namespace pqc {
 namespace {
 
@@ -122,11 +124,7 @@ Result<const SignatureInfo*> FindSignature(std::string_view name) {
 
 Result<std::vector<std::string>> ParseGroupList(std::string_view list) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find_first_of(":,", start);
-    if (end == std::string_view::npos) end = list.size();
-    std::string_view item = list.substr(start, end - start);
+  for (std::string_view item : Split(list, ":,")) {
     if (item.empty()) {
       return MakeError(
           ErrorKind::kUsage,
@@ -135,7 +133,6 @@ Result<std::vector<std::string>> ParseGroupList(std::string_view list) {
     auto found = FindGroup(item);
     if (!found) return found.error();
     out.emplace_back(item);
-    start = end + 1;
   }
   return out;
 }

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "net/fd.h"
+#include "core/fd.h"
 
 namespace pqc {
 namespace {

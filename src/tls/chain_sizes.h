@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/slow_start.h"
 #include "tls/cert_chain.h"
 
 namespace pqc {
-
-inline constexpr size_t kInitialWindowBytes = 14'600;  // 10 x 1,460-byte segments (RFC 6928)
 
 struct CertSize {
   std::string role;             // "leaf", "intermediate 1", "root"

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/fd.h"
 #include "net/address.h"
-#include "net/fd.h"
 #include "net/socket.h"
 #include "tls/algorithms.h"
 #include "tls/ssl_error.h"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""readme_test — every command of the README's ```sh blocks, run as a new user types it.
+"""readme_test — every command of the README's ```sh blocks (and of the user's reference it
+links to: docs/cli.md, scenarios.md, link.md, methodology.md), run as a new user types it.
 
 From the checkout's root, with the README's relative paths, the default results directory
 (results/) and the default ports where they are free. Durations are shortened only through
@@ -21,7 +22,9 @@ import sys
 import time
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
-README = os.path.join(ROOT, "README.md")
+# The pages a user reads and types from; docs/development.md is the developers' (its commands
+# are the stages of test.sh itself).
+PAGES = ["README.md", "docs/cli.md", "docs/scenarios.md", "docs/link.md", "docs/methodology.md"]
 SHORT_RUN = "--set duration=1s --set warmup=1s --trials 1"
 PORT = 8443
 
@@ -100,9 +103,13 @@ def run_step(command, timeout):
 
 
 def main():
-    with open(README) as f:
-        text = f.read()
-    shown = readme_commands(text)
+    shown, where = [], {}
+    for page in PAGES:
+        with open(os.path.join(ROOT, page)) as f:
+            for cmd in readme_commands(f.read()):
+                where.setdefault(cmd, []).append(page)
+                if cmd not in shown:
+                    shown.append(cmd)
     port = PORT if port_free(PORT) else free_port()
     root_user = os.geteuid() == 0
     runs = Runs()
@@ -190,10 +197,11 @@ def main():
     listed = [s[0] for s in steps]
     for cmd in shown:
         if cmd not in listed:
-            failures.append(f"README command run by no step (add one to {__file__}): {cmd}")
+            failures.append(f"command of {', '.join(where[cmd])} run by no step (add one to "
+                            f"{os.path.relpath(__file__, ROOT)}): {cmd}")
     for cmd in listed:
         if cmd not in shown:
-            failures.append(f"step's command is not in the README any more: {cmd}")
+            failures.append(f"step's command is in none of {', '.join(PAGES)} any more: {cmd}")
     passed = 0
     try:
         for readme, how, bg, needs_root, limit, check in steps:
@@ -210,7 +218,7 @@ def main():
                 command = shorten(readme, old, new)
             elif how != "background":
                 command = how
-            print(f"$ {readme}", flush=True)
+            print(f"$ {readme}   [{', '.join(where[readme])}]", flush=True)
             before = runs.snapshot()
             try:
                 if command is None:

@@ -1,7 +1,9 @@
 // ssl_failure — sorts a failed non-blocking SSL call into a class a benchmark can count: the
 // peer went away (cleanly or not), a reset, an alert from the peer, a protocol error on our
-// side. OpenSSL's error queue is thread-local and would blame the next connection of the
-// same event loop for this one's failure, so classifying also empties it.
+// side. One classification for both ends (the embedded server's counters and the load
+// generator's error classes), so that the two always agree on what a failure was. OpenSSL's error
+// queue is thread-local and would blame the next connection of the same event loop for this one's
+// failure, so classifying also empties it.
 #pragma once
 
 #include <openssl/ssl.h>
@@ -22,7 +24,8 @@ enum class SslOutcome {
 
 struct SslFailure {
   SslOutcome outcome;
-  std::string reason;  // OpenSSL's or the system's text; empty for waits and clean closes
+  std::string reason;         // OpenSSL's or the system's text; empty for waits and clean closes
+  bool close_notify = false;  // kClosed: the peer sent close_notify (else only a TCP end)
 };
 
 // ClassifySslResult: for a call on ssl that returned rc <= 0; saved_errno is errno right

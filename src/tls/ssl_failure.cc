@@ -1,4 +1,4 @@
-#include "server/ssl_failure.h"
+#include "tls/ssl_failure.h"
 
 #include <openssl/err.h>
 
@@ -27,6 +27,8 @@ SslFailure FromLibrary() {
   int reason = ERR_GET_REASON(e);
   std::string text = DrainSslErrors();  // clears the queue
   if (ERR_GET_LIB(e) == ERR_LIB_SSL) {
+    // OpenSSL 3 reports a TCP end of stream without close_notify this way (1.1 reported it
+    // as SSL_ERROR_SYSCALL with errno 0): the peer closing, not a local TLS failure.
     if (reason == SSL_R_UNEXPECTED_EOF_WHILE_READING) return {SslOutcome::kClosed, {}};
     // Received alerts are reported as SSL_AD_REASON_OFFSET + the alert description.
     if (reason >= SSL_AD_REASON_OFFSET && reason < SSL_AD_REASON_OFFSET + 256) {
@@ -46,7 +48,7 @@ SslFailure ClassifySslResult(const SSL* ssl, int rc, int saved_errno) {
       return {SslOutcome::kWantWrite, {}};
     case SSL_ERROR_ZERO_RETURN:
       ERR_clear_error();
-      return {SslOutcome::kClosed, {}};
+      return {SslOutcome::kClosed, {}, true};
     case SSL_ERROR_SYSCALL:
       if (ERR_peek_error() == 0) return FromSyscall(saved_errno);
       return FromLibrary();

@@ -1,4 +1,4 @@
-#include "server/payload.h"
+#include "http/payload.h"
 
 namespace pqc {
 
