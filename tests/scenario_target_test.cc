@@ -124,3 +124,26 @@ TEST(ScenarioTarget, CapacityScenarioCoversBothTargetsAndTheChains) {
 
 }  // namespace
 }  // namespace pqc::scenario
+
+namespace pqc::scenario {
+namespace {
+
+// An external server is outside the namespaces an emulated link joins: such an arm is refused
+// by the plan, before any trial, saying what would work.
+TEST(ScenarioTarget, ExternalArmOnAnEmulatedLinkIsRefused) {
+  auto s = ParseScenarioText(
+      std::string(kBase) + "[networks.wan]\nrtt = \"20ms\"\n", "t.toml",
+      {.overrides = {"target=external", "address=127.0.0.1:9443", "network=wan"}});
+  ASSERT_TRUE(s) << s.error().message;
+  auto plan = MakePlan(*s);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("network 'wan' is an emulated link"), std::string::npos)
+      << plan.error().message;
+  auto loopback = ParseScenarioText(kBase, "t.toml",
+                                    {.overrides = {"target=external", "address=127.0.0.1:9443"}});
+  ASSERT_TRUE(loopback) << loopback.error().message;
+  EXPECT_TRUE(MakePlan(*loopback)) << "on loopback it plans";
+}
+
+}  // namespace
+}  // namespace pqc::scenario

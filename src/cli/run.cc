@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/serve_nginx.h"
+#include "core/paths.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
 #include "results/run_reader.h"
@@ -91,7 +92,8 @@ int RunMain(int argc, char** argv) {
   if (!external.empty()) {
     sets.insert(sets.end(), {"target=external", "address=" + external});
     if (!server_name.empty()) sets.push_back("server_name=" + server_name);
-    if (!ca.empty()) sets.push_back("ca=" + ca);
+    // Absolute: the stored setting must name the same file when the run is resumed elsewhere.
+    if (!ca.empty()) sets.push_back("ca=" + AbsolutePath(ca));
   }
   scenario::ParseOptions po{.full = full, .overrides = sets, .trials = trials};
   auto sc = resume.empty() ? scenario::ParseScenarioFile(file, po) : ResumeScenario(resume, po);

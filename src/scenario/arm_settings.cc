@@ -380,6 +380,15 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
           "target external needs the server's address: address = \"HOST:PORT\" in [target], "
           "or run --target HOST:PORT");
     }
+    if (s.network != "loopback") {
+      return fail(fmt::format(
+          "network '{}' is an emulated link between namespaces the tool makes, and an external "
+          "server is outside them; run it on \"loopback\" (network = \"loopback\"), or emulate "
+          "the link in front of your server with `pqc-bench link --no-server` (your server started "
+          "in "
+          "$PQC_SERVER_NETNS)",
+          s.network));
+    }
     if (!s.ca.empty()) {
       std::error_code ec;
       if (!std::filesystem::is_regular_file(s.ca, ec)) {
