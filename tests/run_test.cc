@@ -587,22 +587,44 @@ TEST(RunTest, BadInputIsReportedWithItsPlace) {
   EXPECT_NE(m.err.find("cannot read"), std::string::npos) << m.err;
 }
 
+// ScenarioRun: `pqc-bench run` of a scenario text written to DIR/NAME.toml, into DIR/results:
+// the exit, the one run directory it made ("" if not exactly one) and its summary.json (null
+// if none).
+struct ScenarioRun {
+  Finished f;
+  std::string dir;
+  nlohmann::json summary;
+};
+ScenarioRun RunScenarioText(const TempDir& tmp, const std::string& name, const std::string& text,
+                            std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const std::string file = tmp / (name + ".toml");
+  WriteFile(file, text);
+  ScenarioRun r;
+  r.f = Exec({"run", file, "--results", tmp / "results"}, tmp.path(), limit);
+  auto dirs = RunDirs(tmp / "results");
+  if (dirs.size() == 1) {
+    r.dir = dirs[0];
+    if (fs::exists(r.dir + "/summary.json")) {
+      r.summary = nlohmann::json::parse(ReadAll(r.dir + "/summary.json"));
+    }
+  }
+  return r;
+}
+
 TEST(RunTest, SlhDsaArmFailsWithItsProbeAndTheOtherArmRuns) {
   TempDir tmp;
-  const std::string file = tmp / "slh.toml";
-  WriteFile(file,
-            "title = \"slh\"\n"
-            "[tls]\ngroup = \"X25519MLKEM768\"\n"
-            "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"2s\"\nwarmup = \"1s\"\n"
-            "max_lag_p99 = \"5s\"\n"  // the healthy arm must be valid on a loaded machine too
-            "[trials]\ncount = 1\nseed = 5\n"
-            "[matrix]\nchain = [\"ecdsa-p256\", \"slh-dsa-sha2-128f\"]\n");
-  const std::string root = tmp / "results";
-  Finished f = Exec({"run", file, "--results", root}, tmp.path(), std::chrono::seconds(60));
-  ASSERT_EQ(f.rc, 0) << Describe(f);
-  auto dirs = RunDirs(root);
-  ASSERT_EQ(dirs.size(), 1u);
-  auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
+  ScenarioRun r = RunScenarioText(
+      tmp, "slh",
+      "title = \"slh\"\n"
+      "[tls]\ngroup = \"X25519MLKEM768\"\n"
+      "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"2s\"\nwarmup = \"1s\"\n"
+      "max_lag_p99 = \"5s\"\n"  // the healthy arm must be valid on a loaded machine too
+      "[trials]\ncount = 1\nseed = 5\n"
+      "[matrix]\nchain = [\"ecdsa-p256\", \"slh-dsa-sha2-128f\"]\n");
+  ASSERT_EQ(r.f.rc, 0) << Describe(r.f);
+  ASSERT_FALSE(r.dir.empty());
+  const nlohmann::json& summary = r.summary;
+  const std::vector<std::string> dirs = {r.dir};
   ASSERT_EQ(summary["arms"].size(), 2u);
   EXPECT_EQ(summary["run"]["complete"], true);
   const auto& ok = summary["arms"][0];
@@ -712,18 +734,17 @@ TEST(RunTest, TargetMatrixVerifiesEachArmWithItsOwnTrust) {
   TempDir tmp;
   ExternalServe server(tmp.path());
   ASSERT_NE(server.address, "") << pqc::test::ReadFile(server.child.out_path);
-  const std::string file = tmp / "targets.toml";
-  WriteFile(file, "title = \"targets\"\n[target]\naddress = \"" + server.address + "\"\nca = \"" +
-                      server.ca +
-                      "\"\n[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\n"
-                      "warmup = \"0s\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\n"
-                      "[matrix]\ntarget = [\"embedded\", \"external\"]\n");
-  const std::string root = tmp / "results";
-  Finished f = Exec({"run", file, "--results", root}, tmp.path(), std::chrono::seconds(90));
-  ASSERT_EQ(f.rc, 0) << Describe(f);
-  auto dirs = RunDirs(root);
-  ASSERT_EQ(dirs.size(), 1u);
-  auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
+  ScenarioRun r = RunScenarioText(tmp, "targets",
+                                  "title = \"targets\"\n[target]\naddress = \"" + server.address +
+                                      "\"\nca = \"" + server.ca +
+                                      "\"\n[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\n"
+                                      "warmup = \"0s\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\n"
+                                      "[matrix]\ntarget = [\"embedded\", \"external\"]\n",
+                                  std::chrono::seconds(90));
+  ASSERT_EQ(r.f.rc, 0) << Describe(r.f);
+  ASSERT_FALSE(r.dir.empty());
+  const nlohmann::json& summary = r.summary;
+  const std::vector<std::string> dirs = {r.dir};
   ASSERT_EQ(summary["arms"].size(), 2u) << summary.dump();
   ExpectArmsValid(summary);
   for (const auto& arm : summary["arms"]) EXPECT_EQ(arm["errors"], 0) << arm.dump();
