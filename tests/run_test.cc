@@ -789,6 +789,13 @@ TEST(RunTest, ShippedScenarioAgainstAnExternalServer) {
   auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
   ASSERT_EQ(summary["arms"].size(), 4u);
   ExpectArmsValid(summary);
+  // The server's CPU is the server's business: unknown (null), never a measured 0.
+  for (const auto& arm : summary["arms"]) {
+    EXPECT_TRUE(arm["cpu"]["server_us_per_handshake"].is_null()) << arm["cpu"].dump();
+  }
+  for (const auto& t : summary["trials"]) {
+    EXPECT_TRUE(t["server_cpu_us_per_handshake"].is_null()) << t.dump();
+  }
   EXPECT_EQ(summary["run"]["target"], "external");
 
   const std::string chains = tmp / "chains.toml";

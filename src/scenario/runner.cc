@@ -221,8 +221,12 @@ class Runner {
     row.interrupted = out.load.interrupted;
     if (stats) {
       row.target = TargetJson(*stats);
-      row.server_cpu_s = stats->cpu_user_s + stats->cpu_sys_s;
-      row.server_handshakes = stats->handshakes ? *stats->handshakes : ClientHandshakes(out.load);
+      // The tool sees the CPU only of the servers it runs: an external server's is unknown
+      // (null in the results), never 0.
+      if (ToolRunsServer(s)) {
+        row.server_cpu_s = stats->cpu_user_s + stats->cpu_sys_s;
+        row.server_handshakes = stats->handshakes ? *stats->handshakes : ClientHandshakes(out.load);
+      }
     } else {
       row.target = {{"error", stats.error().message}};
       row.reasons.push_back("the target did not stop cleanly: " + stats.error().message);
