@@ -11,6 +11,7 @@
 #include "net/socket.h"
 #include "tls/context.h"
 #include "tls/ssl_error.h"
+#include "tls/ssl_failure.h"
 
 namespace pqc {
 namespace {
@@ -34,8 +35,7 @@ Status HandshakeOnce(const LoadOptions& o, Nanos timeout) {
   const std::string where = o.target.ToString();
   auto ctx = MakeClientContext(o.tls);
   if (!ctx) return ctx.error();
-  int connect_errno = 0;
-  auto fd = ConnectTcpNonBlocking(o.target, &connect_errno);
+  auto fd = ConnectTcpNonBlocking(o.target);
   if (!fd) return fd.error();
   if (!WaitFor(fd->get(), POLLOUT, deadline)) {
     return MakeError(ErrorKind::kSystem, fmt::format("{}: no TCP connection within {} s", where,
@@ -50,11 +50,15 @@ Status HandshakeOnce(const LoadOptions& o, Nanos timeout) {
   if (!IsIpLiteral(o.server_name)) SSL_set_tlsext_host_name(ssl.get(), o.server_name.c_str());
   // Bounded by the deadline: each pass waits for the socket the handshake needs next.
   for (;;) {
+    errno = 0;
     const int r = SSL_connect(ssl.get());
     if (r == 1) break;
-    const int e = SSL_get_error(ssl.get(), r);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-      if (WaitFor(fd->get(), e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) continue;
+    // The classification every connection uses (tls/ssl_failure.h); it also empties the
+    // error queue, so the verification result is what is left to explain a failure.
+    const SslFailure f = ClassifySslResult(ssl.get(), r, errno);
+    if (f.outcome == SslOutcome::kWantRead || f.outcome == SslOutcome::kWantWrite) {
+      const short events = f.outcome == SslOutcome::kWantRead ? POLLIN : POLLOUT;
+      if (WaitFor(fd->get(), events, deadline)) continue;
       return MakeError(ErrorKind::kTls, fmt::format("{}: no TLS handshake within {} s", where,
                                                     timeout / 1'000'000'000));
     }
@@ -68,7 +72,8 @@ Status HandshakeOnce(const LoadOptions& o, Nanos timeout) {
     }
     return MakeError(ErrorKind::kTls,
                      fmt::format("{}: TLS 1.3 handshake failed (offering {}): {}", where,
-                                 fmt::join(o.tls.groups, ":"), DrainSslErrors()));
+                                 fmt::join(o.tls.groups, ":"),
+                                 f.reason.empty() ? "the server closed the connection" : f.reason));
   }
   SSL_shutdown(ssl.get());
   return {};
