@@ -84,7 +84,7 @@ def chunk(binary, addr, ca, mode, group, path, seconds, rate, workdir):
            "--duration", f"{seconds}s", "--warmup", "1s", "--path", path, "--json", out,
            "--max-lag-p99", "100s", "--max-error-rate", "100%"]
     if mode == "mix":
-        cmd += ["--mode", "mix", "--mix", "fresh:30,resume:50,reuse:20"]
+        cmd += ["--mode", "fresh:30,resume:50,reuse:20"]
     else:
         cmd += ["--mode", mode]
     if mode in ("reuse", "mix"):

@@ -65,25 +65,27 @@ speed::SpeedTable KnownTable() {
 }
 
 TEST(ArmFloor, FreshResumeAndMix) {
-  scenario::ArmSettings s;  // X25519, ecdsa-p256 (a lone self-signed leaf), fresh
+  scenario::ArmSettings s;  // ecdsa-p256 (a lone self-signed leaf), fresh
+  s.group = "X25519";
   auto fresh = scenario::PriceArmFloor(KnownTable(), s);
   ASSERT_TRUE(fresh) << fresh.error().message;
   // client: keygen 10 + derive 20 + CertificateVerify verify 40; server: keygen 10 + derive
   // 20 + sign 30.
   EXPECT_DOUBLE_EQ(fresh->client_us, 70);
   EXPECT_DOUBLE_EQ(fresh->server_us, 60);
-  s.mode = "resume";  // key exchange only
+  s.mode = scenario::ModeMix("resume").value();  // key exchange only
   auto resumed = scenario::PriceArmFloor(KnownTable(), s);
   ASSERT_TRUE(resumed);
   EXPECT_DOUBLE_EQ(resumed->client_us, 30);
   EXPECT_DOUBLE_EQ(resumed->server_us, 30);
-  s.mode = "resume:75,fresh:25";
+  s.mode = scenario::ModeMix("resume:75,fresh:25").value();
   auto mix = scenario::PriceArmFloor(KnownTable(), s);
   ASSERT_TRUE(mix);
   EXPECT_DOUBLE_EQ(mix->client_us, 0.75 * 30 + 0.25 * 70);
   EXPECT_DOUBLE_EQ(mix->server_us, 0.75 * 30 + 0.25 * 60);
   EXPECT_EQ(mix->detail["modes"].size(), 2u);
-  s.chain = "ml-dsa-44";  // not in the table: an error that says how to measure it
+  s.chain = ParseChainSpec("ml-dsa-44")
+                .value();  // not in the table: an error that says how to measure it
   auto missing = scenario::PriceArmFloor(KnownTable(), s);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("ml-dsa-44"), std::string::npos);
@@ -93,6 +95,7 @@ TEST(ArmFloor, MeasuredOnlyForWhatTheArmsUse) {
   scenario::Arm a;
   a.id = 1;
   a.label = "X25519";
+  a.settings.group = "X25519";
   auto floors = scenario::MeasureArmFloors({a}, 2'000'000);
   ASSERT_TRUE(floors) << floors.error().message;
   ASSERT_EQ(floors->arms.size(), 1u);

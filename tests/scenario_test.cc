@@ -53,7 +53,7 @@ TEST(Scenario, MatrixIsTheProductInFileOrderWithOverrides) {
   EXPECT_EQ((*arms)[0].label, "X25519 · fresh");
   EXPECT_EQ((*arms)[2].label, "X25519 · reuse");
   EXPECT_EQ((*arms)[5].label, "X25519MLKEM768 · reuse");
-  EXPECT_EQ((*arms)[2].settings.mode, "reuse");
+  EXPECT_EQ(ModeText((*arms)[2].settings.mode), "reuse");
   EXPECT_EQ((*arms)[2].settings.requests, 10u);
   EXPECT_EQ((*arms)[1].settings.requests, 1u);
   EXPECT_EQ((*arms)[4].settings.group, "X25519MLKEM768");
@@ -116,7 +116,7 @@ TEST(Scenario, FullAndSetAndTrialsOverride) {
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(set->base.duration, 3'000'000'000);
   EXPECT_DOUBLE_EQ(set->base.rate, 50);
-  EXPECT_EQ(set->base.chain, "ml-dsa-65");
+  EXPECT_EQ(set->base.chain.text, "ml-dsa-65");
   EXPECT_EQ(set->base.max_lag_p99, 5'000'000);
   EXPECT_EQ(set->trials, 1u);
 }

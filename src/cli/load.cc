@@ -4,17 +4,17 @@
 #include <openssl/pem.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
+#include "cli/arm_flags.h"
 #include "cli/command.h"
 #include "client/load_runner.h"
-#include "client/mode_spec.h"
 #include "client/samples_csv.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
-#include "core/units.h"
-#include "tls/algorithms.h"
+#include "scenario/arm_options.h"
 #include "tls/ssl_error.h"
 
 namespace pqc::cli {
@@ -37,173 +37,95 @@ Result<std::ofstream> OpenOutput(const std::string& path, const char* flag) {
   return out;
 }
 
-}  // namespace
-
-int LoadMain(int argc, char** argv) {
-  CLI::App app{"Open-loop TLS 1.3 load against one target; every connection timed phase by phase.",
-               "pqc-bench load"};
-  std::string target, mode = "fresh", mix, rate = "100", arrivals = "uniform", duration = "10s",
-                      warmup = "1s", path = "/", groups = "X25519MLKEM768", key_shares, sigalgs,
-                      ciphersuites, timeout = "10s", json_path, samples_path, ca,
-                      server_name = "localhost", expect_group, expect_sigalg, max_error_rate = "1%",
-                      max_lag = "1ms", request_interval = "0s";
-  uint32_t requests = 0;
-  unsigned threads = 1;
+// LoadFlags: load's own flags, beside the arm's (ArmFlags): where to connect and how to
+// verify, what to write, and the client knobs a scenario does not vary.
+struct LoadFlags {
+  std::string target, path, sigalgs, ciphersuites, ca, server_name = "localhost", expect_sigalg,
+                                                       json_path, samples_path;
   uint32_t max_inflight = 10000;
-  uint32_t closed_loop = 0;
-  bool busy_poll = false;
   uint64_t seed = 1;
-  app.add_option("--target", target, "HOST:PORT of the TLS server")->required();
-  app.add_option("--mode", mode, "fresh | reuse | resume | mix")->capture_default_str();
-  app.add_option("--mix", mix, "weights for --mode mix, e.g. resume:80,fresh:20");
-  app.add_option("--rate", rate, "new connections per second, open loop (e.g. 300)")
-      ->capture_default_str();
-  app.add_option("--closed-loop", closed_loop,
-                 "closed loop instead: keep N connections in flight, each replaced when it ends "
-                 "(--rate unused; for server capacity, not open-loop latency)")
-      ->check(CLI::Range(1, 100000));
-  app.add_option("--arrivals", arrivals, "uniform | poisson")->capture_default_str();
-  app.add_flag("--busy-poll", busy_poll,
-               "poll sockets instead of sleeping: no thread wake-up in connect times or start "
-               "lag (each thread then uses a whole CPU)");
-  app.add_option("--duration", duration, "measured phase (e.g. 30s)")->capture_default_str();
-  app.add_option("--warmup", warmup, "discarded phase before it; collects tickets for resume")
-      ->capture_default_str();
-  app.add_option("--requests", requests, "requests per connection (default 1; reuse: 10)");
-  app.add_option("--request-interval", request_interval,
-                 "keep-alive think time between a connection's requests (e.g. 500ms)");
-  app.add_option("--path", path, "request path: / or /payload/<size> (100B, 10K, 1M)")
-      ->capture_default_str();
-  app.add_option("--groups", groups, "groups the client offers, in order, ':'-separated")
-      ->capture_default_str();
-  app.add_option("--key-shares", key_shares,
-                 "groups that get a key share in the ClientHello (default: the first)");
-  app.add_option("--sigalgs", sigalgs, "signature algorithms offered (OpenSSL names)");
-  app.add_option("--ciphersuites", ciphersuites, "TLS 1.3 cipher suites");
-  app.add_option("--threads", threads, "client threads (one event loop each)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 256u));
-  app.add_option("--max-inflight", max_inflight,
+};
+
+void AddLoadFlags(CLI::App& app, LoadFlags& f) {
+  app.add_option("--target", f.target, "HOST:PORT of the TLS server")->required();
+  app.add_option("--path", f.path,
+                 "request path instead of --payload's (e.g. /payload/10K, or your server's)");
+  app.add_option("--sigalgs", f.sigalgs, "signature algorithms offered (OpenSSL names)");
+  app.add_option("--ciphersuites", f.ciphersuites, "TLS 1.3 cipher suites");
+  app.add_option("--max-inflight", f.max_inflight,
                  "open connections at most (all threads); beyond it arrivals are skipped. "
                  "The file-descriptor limit must hold min(this, rate x timeout) + 64")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1'000'000u));
-  app.add_option("--timeout", timeout, "a connection without progress this long fails")
-      ->capture_default_str();
-  app.add_option("--ca", ca, "verify the server against this PEM root (default: no verification)");
-  app.add_option("--server-name", server_name, "SNI and Host header")->capture_default_str();
-  app.add_option("--expect-group", expect_group,
-                 "group every connection must negotiate "
-                 "(default: the first of --groups)");
-  app.add_option("--expect-sigalg", expect_sigalg,
+  app.add_option("--ca", f.ca,
+                 "verify the server against this PEM root (default: no verification)");
+  app.add_option("--server-name", f.server_name, "SNI and Host header")->capture_default_str();
+  app.add_option("--expect-sigalg", f.expect_sigalg,
                  "server signature scheme every full handshake must use (default: the first of "
                  "--sigalgs, if given)");
-  app.add_option("--max-error-rate", max_error_rate, "errors above this make the run invalid")
+  app.add_option("--seed", f.seed, "seed of Poisson arrivals and mix choices")
       ->capture_default_str();
-  app.add_option("--max-lag-p99", max_lag,
-                 "start lag p99 above this marks the load generator saturated")
-      ->capture_default_str();
-  app.add_option("--seed", seed, "seed of Poisson arrivals and mix choices")->capture_default_str();
-  app.add_option("--json", json_path, "write the summary as JSON to this file");
-  app.add_option("--samples", samples_path, "write one CSV row per connection to this file");
-  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  app.add_option("--json", f.json_path, "write the summary as JSON to this file");
+  app.add_option("--samples", f.samples_path, "write one CSV row per connection to this file");
+}
 
-  LoadOptions o;
-  auto fail = [](const Error& e) { return ReportError("load", e); };
-  auto addr = ParseAddress(target);
-  if (!addr) return fail(addr.error());
-  o.target = *addr;
-  o.server_name = server_name;
-  o.mode_text = mode;
-  auto modes = ParseModes(mode, mix);
-  if (!modes) return fail(modes.error());
-  o.mix = std::move(*modes);
-  auto r = ParseRate(rate);
-  if (!r) return fail(r.error());
-  o.rate = *r;
-  o.closed_loop = closed_loop;
-  o.busy_poll = busy_poll;
-  if (arrivals != "uniform" && arrivals != "poisson") {
-    return fail(MakeError(ErrorKind::kUsage, fmt::format("--arrivals '{}': valid are uniform, "
-                                                         "poisson",
-                                                         arrivals)));
-  }
-  o.arrivals = arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kUniform;
-  auto d = ParseDuration(duration);
-  if (!d) return fail(d.error());
-  auto w = ParseDuration(warmup);
-  if (!w) return fail(w.error());
-  auto t = ParseDuration(timeout);
-  if (!t) return fail(t.error());
-  if (*d <= 0 || *t <= 0) {
-    return fail(MakeError(ErrorKind::kUsage, "--duration and --timeout must be greater than 0"));
-  }
-  // Every load loop is bounded: a day is far beyond any benchmark's trial.
-  if (*d + *w > 86'400'000'000'000) {
-    return fail(MakeError(ErrorKind::kUsage, "--duration + --warmup must be at most 24h"));
-  }
-  o.duration = *d;
-  o.warmup = *w;
-  o.timeout = *t;
-  const bool reuse = std::any_of(o.mix.begin(), o.mix.end(),
+Error Usage(std::string message) {
+  return MakeError(ErrorKind::kUsage, std::move(message));
+}
+
+// MakeOptions: the arm from the table's flags, with load's two defaults of its own (the group
+// that must be negotiated is the first offered; reuse makes 10 requests), then load's flags.
+Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags, X509Ptr& anchor) {
+  scenario::ArmSettings s;
+  if (Status st = arm_flags.ApplyTo(s); !st) return st.error();
+  if (!arm_flags.Given("group") && !s.client_groups.empty()) s.group = s.client_groups.front();
+  const bool reuse = std::any_of(s.mode.begin(), s.mode.end(),
                                  [](const MixWeight& m) { return m.mode == ConnMode::kReuse; });
-  o.requests = requests != 0 ? requests : (reuse ? 10 : 1);
-  o.path = path;
-  auto ri = ParseDuration(request_interval);
-  if (!ri) return fail(ri.error());
-  if (*ri > 0 && o.requests < 2) {
-    return fail(MakeError(ErrorKind::kUsage, "--request-interval needs --requests 2 or more"));
+  if (!arm_flags.Given("requests") && reuse) s.requests = 10;
+  if (s.request_interval > 0 && s.requests < 2) {
+    return Usage("--request-interval needs --requests 2 or more");
   }
-  o.request_interval = *ri;
-  auto g = ParseGroupList(groups);
-  if (!g) return fail(g.error());
-  o.tls.groups = *g;
-  if (!key_shares.empty()) {
-    auto ks = ParseGroupList(key_shares);
-    if (!ks) return fail(ks.error());
-    o.tls.key_shares = *ks;
-  }
-  o.tls.sigalgs = sigalgs;
-  o.tls.ciphersuites = ciphersuites;
-  X509Ptr anchor;
-  if (!ca.empty()) {
-    auto cert = ReadCertificate(ca);
-    if (!cert) return fail(cert.error());
+  s.target = scenario::TargetKind::kExternal;  // a server load does not start
+  s.address = f.target;
+  auto addr = ParseAddress(f.target);
+  if (!addr) return addr.error();
+  if (Status st = scenario::Validate(s, "load"); !st) return Usage(st.error().message);
+  LoadOptions o = scenario::MakeLoadOptions(s, *addr, f.seed);
+  if (!f.path.empty()) o.path = f.path;
+  o.server_name = f.server_name;
+  o.tls.sigalgs = f.sigalgs;
+  o.tls.ciphersuites = f.ciphersuites;
+  if (!f.ca.empty()) {
+    auto cert = ReadCertificate(f.ca);
+    if (!cert) return cert.error();
     anchor = std::move(*cert);
     o.tls.trust_anchor = anchor.get();
   }
-  o.threads = threads;
   // No silent cap at the file-descriptor limit: RunLoad refuses an arm whose worst case does
   // not fit and names the `ulimit -n` to set (client/fd_limit.h).
-  o.max_inflight = max_inflight;
-  o.seed = seed;
-  o.expect_group = expect_group.empty() ? o.tls.groups.front() : expect_group;
-  if (!expect_group.empty()) {
-    if (auto eg = FindGroup(expect_group); !eg) return fail(eg.error());
+  o.max_inflight = f.max_inflight;
+  o.expect_sigalg = f.expect_sigalg;
+  if (o.expect_sigalg.empty() && !f.sigalgs.empty()) {
+    o.expect_sigalg = f.sigalgs.substr(0, f.sigalgs.find_first_of(":,"));
   }
-  o.expect_sigalg = expect_sigalg;
-  if (o.expect_sigalg.empty() && !sigalgs.empty()) {
-    o.expect_sigalg = sigalgs.substr(0, sigalgs.find_first_of(":,"));
-  }
-  auto mer = ParsePercent(max_error_rate);
-  if (!mer) return fail(mer.error());
-  o.max_error_rate = *mer;
-  auto ml = ParseDuration(max_lag);
-  if (!ml) return fail(ml.error());
-  o.max_lag_p99 = *ml;
+  return o;
+}
 
+// RunAndReport: the run, its table on stdout and the optional files; the exit status says
+// whether the result is valid.
+int RunAndReport(const LoadOptions& o, const LoadFlags& f) {
+  auto fail = [](const Error& e) { return ReportError("load", e); };
   std::optional<std::ofstream> json_out, samples_out;
-  if (!json_path.empty()) {
-    auto f = OpenOutput(json_path, "--json");
-    if (!f) return fail(f.error());
-    json_out = std::move(*f);
+  if (!f.json_path.empty()) {
+    auto out = OpenOutput(f.json_path, "--json");
+    if (!out) return fail(out.error());
+    json_out = std::move(*out);
   }
-  if (!samples_path.empty()) {
-    auto f = OpenOutput(samples_path, "--samples");
-    if (!f) return fail(f.error());
-    samples_out = std::move(*f);
+  if (!f.samples_path.empty()) {
+    auto out = OpenOutput(f.samples_path, "--samples");
+    if (!out) return fail(out.error());
+    samples_out = std::move(*out);
   }
-
   auto result = RunLoad(o, isatty(STDERR_FILENO) ? stderr : nullptr);
   if (!result) return fail(result.error());
   LoadSummary summary = Summarize(*result);
@@ -218,6 +140,25 @@ int LoadMain(int argc, char** argv) {
     return fail(MakeError(ErrorKind::kIo, "writing an output file failed (disk full?)"));
   }
   return summary.valid() ? kExitOk : kExitInvalid;
+}
+
+}  // namespace
+
+int LoadMain(int argc, char** argv) {
+  CLI::App app{"Open-loop TLS 1.3 load against one target; every connection timed phase by phase.",
+               "pqc-bench load"};
+  LoadFlags flags;
+  ArmFlags arm_flags;
+  AddLoadFlags(app, flags);
+  arm_flags.Bind(app);
+  app.get_option("--group")->description(
+      "group every connection must negotiate (default: the first of --groups)");
+  app.get_option("--requests")->description("requests per connection (default 1; reuse: 10)");
+  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  X509Ptr anchor;
+  auto options = MakeOptions(flags, arm_flags, anchor);
+  if (!options) return ReportError("load", options.error());
+  return RunAndReport(*options, flags);
 }
 
 }  // namespace pqc::cli

@@ -103,13 +103,13 @@ int RunMain(int argc, char** argv) {
 
   if (!external.empty()) {
     for (const scenario::Arm& a : plan->arms) {
-      if (a.settings.target != "external") {
+      if (a.settings.target != scenario::TargetKind::kExternal) {
         return ReportError(
             "run", MakeError(ErrorKind::kUsage,
                              fmt::format("--target {}: arm '{}' runs on target {}, set by the "
                                          "scenario's matrix; drop the target factor to point "
                                          "every arm at your server",
-                                         external, a.label, a.settings.target)));
+                                         external, a.label, TargetKindName(a.settings.target))));
       }
     }
   }
@@ -121,7 +121,7 @@ int RunMain(int argc, char** argv) {
   ro.nginx_exe = nginx;
   // Before any measuring: an nginx arm with no nginx to start would fail at its first trial.
   for (const scenario::Arm& a : plan->arms) {
-    if (a.settings.target == "nginx" && nginx.empty()) {
+    if (a.settings.target == scenario::TargetKind::kNginx && nginx.empty()) {
       return ReportError(
           "run", MakeError(ErrorKind::kUsage, "arm '" + a.label +
                                                   "' runs on nginx, and no nginx is known: pass "

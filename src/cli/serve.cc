@@ -12,32 +12,19 @@
 
 #include "cli/command.h"
 #include "cli/serve_nginx.h"
-#include "core/split.h"
+#include "cli/unit_flags.h"
 #include "core/stop_signals.h"
 #include "core/units.h"
 #include "net/address.h"
 #include "server/embedded_server.h"
 #include "server/server_stats_json.h"
+#include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 
 namespace pqc::cli {
 namespace {
 
-constexpr const char* kDefaultGroups =
-    "X25519MLKEM768:X25519:SecP256r1MLKEM768:secp256r1:SecP384r1MLKEM1024:MLKEM768:MLKEM512:"
-    "MLKEM1024";
 constexpr Nanos kSecond = 1'000'000'000;
-
-// ParseBoundedDuration: a --flag duration in (0, max].
-Result<Nanos> ParseBoundedDuration(const char* flag, const std::string& text, Nanos max) {
-  auto d = ParseDuration(text);
-  if (!d) return MakeError(ErrorKind::kUsage, fmt::format("{}: {}", flag, d.error().message));
-  if (*d <= 0 || *d > max) {
-    return MakeError(ErrorKind::kUsage, fmt::format("{} {}: must be above 0 and at most {} s", flag,
-                                                    text, max / kSecond));
-  }
-  return *d;
-}
 
 // Explain: OpenSSL's refusal of an SLH-DSA certificate is a measured fact, not a bug.
 Error Explain(Error e) {
@@ -93,6 +80,136 @@ void PrintSummary(const ServerStats& s) {
   if (!s.loop_error.empty()) fmt::print("event loop failed: {}\n", s.loop_error);
 }
 
+// ServeFlags: every flag of serve, parsed into typed values.
+struct ServeFlags {
+  std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
+              groups = kDefaultServerGroups, tickets = "on", cache = "on", ciphersuites, write_ca,
+              stats_json, nginx_exe = DefaultNginxExe(), work_dir;
+  Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
+  std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
+  bool use_nginx = false;
+  int threads = 1;
+  size_t max_connections = 20'000;
+};
+
+void AddServeFlags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  auto* cert_opt = app.add_option("--cert", f.cert,
+                                  "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87)")
+                       ->capture_default_str();
+  auto* cert_file_opt =
+      app.add_option("--cert-file", f.cert_file, "PEM chain file (leaf first) instead of --cert");
+  auto* key_file_opt = app.add_option("--key-file", f.key_file, "PEM private key of --cert-file");
+  cert_file_opt->needs(key_file_opt)->excludes(cert_opt);
+  key_file_opt->needs(cert_file_opt);
+  app.add_option("--groups", f.groups,
+                 "server preference, OpenSSL syntax (':' between groups, '/' between "
+                 "preference tuples)")
+      ->capture_default_str();
+  app.add_option("--tickets", f.tickets, "issue session tickets")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--cache", f.cache, "server-side session cache")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--threads", f.threads, "event-loop threads (one SO_REUSEPORT listener each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--ciphersuites", f.ciphersuites, "TLS 1.3 cipher suites (OpenSSL names)");
+  app.add_option("--write-ca", f.write_ca, "write the chain's root certificate (PEM) here")
+      ->excludes(cert_file_opt);
+  AddDuration(app, "--duration", f.duration, "stop by itself after this long (e.g. 30s)",
+              24 * 3600 * kSecond);
+  AddDuration(app, "--handshake-timeout", f.handshake_timeout, "accept to handshake done, at most",
+              3600 * kSecond);
+  AddDuration(app, "--idle-timeout", f.idle_timeout, "close a connection idle for this long",
+              3600 * kSecond);
+  app.add_option("--max-connections", f.max_connections, "open connections per thread, at most")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
+  auto* nginx_opt = app.add_flag("--nginx", f.use_nginx,
+                                 "run nginx with these flags instead of the embedded server");
+  app.add_option("--nginx-exe", f.nginx_exe, "nginx binary (default: $PQC_NGINX, else the build's)")
+      ->needs(nginx_opt);
+  app.add_option("--work-dir", f.work_dir,
+                 "nginx: directory for its configuration, logs and payload files (default: new "
+                 "one under $TMPDIR)")
+      ->needs(nginx_opt);
+  AddSizeList(app, "--payload-sizes", f.payload_sizes, "nginx: /payload/<size> files to serve",
+              1ULL << 30)
+      ->needs(nginx_opt);
+}
+
+int ServeWithNginx(const ServeFlags& f) {
+  NginxServeOptions n;
+  n.nginx_exe = f.nginx_exe;
+  n.cert = f.cert;
+  n.cert_file = f.cert_file;
+  n.key_file = f.key_file;
+  n.work_dir = f.work_dir;
+  n.listen = f.listen;
+  n.write_ca = f.write_ca;
+  n.config.groups = f.groups;
+  n.config.tickets = f.tickets == "on";
+  n.config.session_cache = f.cache == "on";
+  n.config.threads = static_cast<unsigned>(f.threads);
+  n.config.ciphersuites = f.ciphersuites;
+  n.config.payload_sizes = f.payload_sizes;
+  StopSignals signals;
+  return ServeNginx(std::move(n), signals, f.duration > 0 ? MonotonicNow() + f.duration : 0);
+}
+
+int ServeEmbedded(const ServeFlags& f) {
+  ServerOptions options;
+  auto addr = ParseAddress(f.listen);
+  if (!addr) return ReportError("serve", addr.error());
+  options.listen = *addr;
+  options.threads = f.threads;
+  options.max_connections_per_thread = f.max_connections;
+  options.tls.groups = f.groups;
+  options.tls.ciphersuites = f.ciphersuites;
+  options.tls.tickets = f.tickets == "on";
+  options.tls.session_cache = f.cache == "on";
+  options.handshake_timeout = f.handshake_timeout;
+  options.idle_timeout = f.idle_timeout;
+  std::optional<CertChain> chain;
+  if (f.cert_file.empty()) {
+    auto spec = ParseChainSpec(f.cert);
+    if (!spec) return ReportError("serve", spec.error());
+    auto made = MakeChain(*spec);
+    if (!made) return ReportError("serve", made.error());
+    chain = std::move(*made);
+    options.chain = &*chain;
+  } else {
+    options.cert_file = f.cert_file;
+    options.key_file = f.key_file;
+  }
+  // Blocked before any server thread exists, so that every thread inherits the mask and the
+  // signals wait for sigwait below instead of killing the process mid-run.
+  StopSignals signals;
+  if (!f.write_ca.empty()) {
+    if (Status s = WriteTrustAnchor(*chain, f.write_ca); !s) return ReportError("serve", s.error());
+  }
+  auto server = EmbeddedServer::Start(options);
+  if (!server) return ReportError("serve", Explain(server.error()));
+  fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
+             f.threads, f.cert_file.empty() ? f.cert : f.cert_file, f.groups);
+  std::fflush(stdout);
+  const int sig = signals.WaitUntil(f.duration > 0 ? MonotonicNow() + f.duration : 0);
+  (*server)->Stop();
+  ServerStats stats = (*server)->Wait();
+  if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  PrintSummary(stats);
+  if (!f.stats_json.empty()) {
+    if (Status s = WriteServerStatsJson(stats, f.stats_json); !s) {
+      return ReportError("serve", s.error());
+    }
+  }
+  return stats.loop_error.empty() ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int ServeMain(int argc, char** argv) {
@@ -100,157 +217,15 @@ int ServeMain(int argc, char** argv) {
       "The embedded HTTPS target: TLS 1.3, HTTP/1.1 keep-alive; / answers OK, "
       "/payload/<size> that many bytes. Stops on SIGINT/SIGTERM or after --duration.",
       "pqc-bench serve"};
-  std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
-              groups = kDefaultGroups, tickets = "on", cache = "on", ciphersuites, write_ca,
-              duration, handshake_timeout = "10s", idle_timeout = "60s";
-  std::string stats_json, nginx_exe = DefaultNginxExe(), work_dir,
-                          payload_sizes = "100B,1K,10K,100K,1M";
-  bool use_nginx = false;
-  int threads = 1;
-  size_t max_connections = 20'000;
-  app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
-      ->capture_default_str();
-  auto* cert_opt =
-      app.add_option("--cert", cert, "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87)")
-          ->capture_default_str();
-  auto* cert_file_opt =
-      app.add_option("--cert-file", cert_file, "PEM chain file (leaf first) instead of --cert");
-  auto* key_file_opt = app.add_option("--key-file", key_file, "PEM private key of --cert-file");
-  cert_file_opt->needs(key_file_opt)->excludes(cert_opt);
-  key_file_opt->needs(cert_file_opt);
-  app.add_option("--groups", groups,
-                 "server preference, OpenSSL syntax (':' between groups, '/' between "
-                 "preference tuples)")
-      ->capture_default_str();
-  app.add_option("--tickets", tickets, "issue session tickets")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--cache", cache, "server-side session cache")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--threads", threads, "event-loop threads (one SO_REUSEPORT listener each)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
-  app.add_option("--ciphersuites", ciphersuites, "TLS 1.3 cipher suites (OpenSSL names)");
-  app.add_option("--write-ca", write_ca, "write the chain's root certificate (PEM) here")
-      ->excludes(cert_file_opt);
-  app.add_option("--duration", duration, "stop by itself after this long (e.g. 30s; at most 24h)");
-  app.add_option("--handshake-timeout", handshake_timeout, "accept to handshake done, at most")
-      ->capture_default_str();
-  app.add_option("--idle-timeout", idle_timeout, "close a connection idle for this long")
-      ->capture_default_str();
-  app.add_option("--max-connections", max_connections, "open connections per thread, at most")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
-  app.add_option("--stats-json", stats_json, "write the final server stats as JSON here");
-  auto* nginx_opt = app.add_flag("--nginx", use_nginx,
-                                 "run nginx with these flags instead of the embedded server");
-  app.add_option("--nginx-exe", nginx_exe, "nginx binary (default: $PQC_NGINX, else the build's)")
-      ->needs(nginx_opt);
-  app.add_option("--work-dir", work_dir,
-                 "nginx: directory for its configuration, logs and payload files (default: new "
-                 "one under $TMPDIR)")
-      ->needs(nginx_opt);
-  app.add_option("--payload-sizes", payload_sizes, "nginx: /payload/<size> files to serve")
-      ->capture_default_str()
-      ->needs(nginx_opt);
+  ServeFlags flags;
+  AddServeFlags(app, flags);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
-  if (use_nginx && !stats_json.empty()) {
+  if (flags.use_nginx && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--stats-json: the embedded server only (nginx keeps "
                                           "no handshake counts)"));
   }
-
-  ServerOptions options;
-  auto addr = ParseAddress(listen);
-  if (!addr) return ReportError("serve", addr.error());
-  options.listen = *addr;
-  options.threads = threads;
-  options.max_connections_per_thread = max_connections;
-  options.tls.groups = groups;
-  options.tls.ciphersuites = ciphersuites;
-  options.tls.tickets = tickets == "on";
-  options.tls.session_cache = cache == "on";
-  for (auto [flag, text, out] :
-       {std::tuple{"--handshake-timeout", &handshake_timeout, &options.handshake_timeout},
-        std::tuple{"--idle-timeout", &idle_timeout, &options.idle_timeout}}) {
-    auto d = ParseBoundedDuration(flag, *text, 3600 * kSecond);
-    if (!d) return ReportError("serve", d.error());
-    *out = *d;
-  }
-  Nanos run_for = 0;
-  if (!duration.empty()) {
-    auto d = ParseBoundedDuration("--duration", duration, 24 * 3600 * kSecond);
-    if (!d) return ReportError("serve", d.error());
-    run_for = *d;
-  }
-
-  const Nanos deadline_from_start = run_for;
-  if (use_nginx) {
-    NginxServeOptions n;
-    n.nginx_exe = nginx_exe;
-    n.cert = cert;
-    n.cert_file = cert_file;
-    n.key_file = key_file;
-    n.work_dir = work_dir;
-    n.listen = listen;
-    n.write_ca = write_ca;
-    n.config.groups = groups;
-    n.config.tickets = options.tls.tickets;
-    n.config.session_cache = options.tls.session_cache;
-    n.config.threads = static_cast<unsigned>(threads);
-    n.config.ciphersuites = ciphersuites;
-    for (std::string_view item : Split(payload_sizes, ",")) {
-      auto size = ParseSize(item);
-      if (!size)
-        return ReportError(
-            "serve", MakeError(ErrorKind::kUsage, "--payload-sizes: " + size.error().message));
-      n.config.payload_sizes.push_back(*size);
-    }
-    StopSignals signals;
-    return ServeNginx(std::move(n), signals,
-                      deadline_from_start > 0 ? MonotonicNow() + deadline_from_start : 0);
-  }
-
-  std::optional<CertChain> chain;
-  std::string cert_name = cert;
-  if (cert_file.empty()) {
-    auto spec = ParseChainSpec(cert);
-    if (!spec) return ReportError("serve", spec.error());
-    auto made = MakeChain(*spec);
-    if (!made) return ReportError("serve", made.error());
-    chain = std::move(*made);
-    options.chain = &*chain;
-  } else {
-    options.cert_file = cert_file;
-    options.key_file = key_file;
-    cert_name = cert_file;
-  }
-
-  // Blocked before any server thread exists, so that every thread inherits the mask and the
-  // signals wait for sigwait below instead of killing the process mid-run.
-  StopSignals signals;
-
-  if (!write_ca.empty()) {
-    if (Status s = WriteTrustAnchor(*chain, write_ca); !s) return ReportError("serve", s.error());
-  }
-  auto server = EmbeddedServer::Start(options);
-  if (!server) return ReportError("serve", Explain(server.error()));
-  fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
-             threads, cert_name, groups);
-  std::fflush(stdout);
-
-  const Nanos deadline = run_for > 0 ? MonotonicNow() + run_for : 0;
-  const int sig = signals.WaitUntil(deadline);
-  (*server)->Stop();
-  ServerStats stats = (*server)->Wait();
-  if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  PrintSummary(stats);
-  if (!stats_json.empty()) {
-    if (Status s = WriteServerStatsJson(stats, stats_json); !s)
-      return ReportError("serve", s.error());
-  }
-  return stats.loop_error.empty() ? kExitOk : kExitFailure;
+  return flags.use_nginx ? ServeWithNginx(flags) : ServeEmbedded(flags);
 }
 
 }  // namespace pqc::cli

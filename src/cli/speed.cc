@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "core/units.h"
+#include "cli/unit_flags.h"
 #include "speed/crypto_floor.h"
 #include "speed/speed_output.h"
 #include "speed/speed_table.h"
@@ -19,26 +19,19 @@ int SpeedMain(int argc, char** argv) {
       "and the predicted crypto CPU per handshake of an arm (--arm).",
       "pqc-bench speed"};
   std::vector<std::string> only, arms;
-  std::string seconds = "0.2s";
+  speed::SpeedOptions options;
+  options.per_op = 200'000'000;
   bool json = false;
   app.add_option("--only", only, "groups and signature types to measure (default: all)")
       ->delimiter(',');
-  app.add_option("--seconds", seconds, "time budget per operation (e.g. 0.2s, 1s)")
-      ->capture_default_str();
+  AddDuration(app, "--seconds", options.per_op, "time budget per operation (e.g. 0.2s, 1s)",
+              60'000'000'000);
   app.add_option("--arm", arms,
                  "GROUP:CHAIN[:resume] whose crypto floor to print, e.g. "
                  "X25519MLKEM768:ml-dsa-65/ml-dsa-87 (measures only what it needs unless --only)");
   app.add_flag("--json", json, "JSON on stdout instead of the table");
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
 
-  speed::SpeedOptions options;
-  auto per_op = ParseDuration(seconds);
-  if (!per_op) return ReportError("speed", per_op.error());
-  if (*per_op <= 0 || *per_op > 60'000'000'000) {
-    return ReportError("speed", MakeError(ErrorKind::kUsage, "--seconds " + seconds +
-                                                                 ": must be above 0, at most 60s"));
-  }
-  options.per_op = *per_op;
   options.only = only;
   std::vector<speed::FloorArm> parsed;
   for (const std::string& text : arms) {

@@ -13,14 +13,6 @@
 namespace pqc::scenario {
 namespace {
 
-// ClientShares: the groups the client sends key shares for (MakeLoadOptions' defaults).
-Result<std::vector<std::string>> ClientShares(const ArmSettings& s) {
-  if (!s.key_shares.empty()) return ParseGroupList(s.key_shares);
-  auto offered = ParseGroupList(s.client_groups.empty() ? s.group : s.client_groups);
-  if (!offered) return offered.error();
-  return std::vector<std::string>{offered->front()};
-}
-
 nlohmann::json TermsJson(const speed::CryptoFloor& f) {
   nlohmann::json terms = nlohmann::json::array();
   for (const speed::FloorTerm& t : f.terms) {
@@ -37,21 +29,17 @@ nlohmann::json TermsJson(const speed::CryptoFloor& f) {
 }  // namespace
 
 Result<results::ArmFloor> PriceArmFloor(const speed::SpeedTable& table, const ArmSettings& s) {
-  auto shares = ClientShares(s);
-  if (!shares) return shares.error();
-  auto chain = ParseChainSpec(s.chain);
-  if (!chain) return chain.error();
-  auto mix = ModeMix(s.mode);
-  if (!mix) return mix.error();
+  const std::vector<std::string> shares = KeyShareGroups(s);
   double total = 0;
-  for (const MixWeight& w : *mix) total += w.weight;
-  if (!(total > 0)) return MakeError(ErrorKind::kConfig, "mode " + s.mode + ": no weight");
+  for (const MixWeight& w : s.mode) total += w.weight;
+  if (!(total > 0))
+    return MakeError(ErrorKind::kConfig, "mode " + ModeText(s.mode) + ": no weight");
   results::ArmFloor out;
-  out.detail = {{"group", s.group}, {"key_shares", *shares}, {"chain", s.chain}};
+  out.detail = {{"group", s.group}, {"key_shares", shares}, {"chain", s.chain.text}};
   nlohmann::json modes = nlohmann::json::array();
-  for (const MixWeight& w : *mix) {
+  for (const MixWeight& w : s.mode) {
     const bool resumed = w.mode == ConnMode::kResume;
-    auto f = speed::PredictHandshakeCrypto(table, s.group, *shares, *chain, resumed);
+    auto f = speed::PredictHandshakeCrypto(table, s.group, shares, s.chain, resumed);
     if (!f) return f.error();
     const double share = w.weight / total;
     out.client_us += share * f->client_us;
@@ -71,12 +59,9 @@ Result<RunFloors> MeasureArmFloors(const std::vector<Arm>& arms, Nanos per_op) {
   options.per_op = per_op;
   for (const Arm& a : arms) {
     if (!ToolRunsServer(a.settings)) continue;
-    auto shares = ClientShares(a.settings);
-    auto chain = ParseChainSpec(a.settings.chain);
-    if (!shares || !chain) continue;  // Validate() has refused such arms already
-    std::vector<std::string> names = *shares;
+    std::vector<std::string> names = KeyShareGroups(a.settings);
     names.push_back(a.settings.group);
-    for (const SignatureInfo* sig : chain->links) names.emplace_back(sig->name);
+    for (const SignatureInfo* sig : a.settings.chain.links) names.emplace_back(sig->name);
     for (std::string& n : names) {
       if (std::find(options.only.begin(), options.only.end(), n) == options.only.end()) {
         options.only.push_back(std::move(n));

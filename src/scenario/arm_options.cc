@@ -1,45 +1,25 @@
 #include "scenario/arm_options.h"
 
 #include "tls/algorithms.h"
-#include "tls/cert_chain.h"
 
 namespace pqc::scenario {
 
-Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, X509* anchor,
-                                    uint64_t seed) {
+LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, uint64_t seed) {
   LoadOptions o;
   o.target = target;
-  o.mode_text = s.mode;
-  auto mix = ModeMix(s.mode);
-  if (!mix) return mix.error();
-  o.mix = std::move(*mix);
+  o.mode_text = ModeText(s.mode);
+  o.mix = s.mode;
   o.rate = EffectiveRate(s);
   o.closed_loop = s.closed_loop;
-  o.arrivals = s.arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kUniform;
+  o.arrivals = s.arrivals;
   o.busy_poll = s.busy_poll;
   o.duration = s.duration;
   o.warmup = s.warmup;
   o.requests = s.requests;
   o.request_interval = s.request_interval;
   o.path = RequestPath(s);
-  auto groups = ParseGroupList(s.client_groups.empty() ? s.group : s.client_groups);
-  if (!groups) return groups.error();
-  o.tls.groups = std::move(*groups);
-  if (!s.key_shares.empty()) {
-    auto shares = ParseGroupList(s.key_shares);
-    if (!shares) return shares.error();
-    o.tls.key_shares = std::move(*shares);
-  }
-  if (ToolRunsServer(s)) {
-    o.tls.trust_anchor = anchor;
-  } else {
-    // A server of its own: verified like any client would, by its CA file or the system's
-    // trust store, for the name it is reached by.
-    o.tls.ca_file = s.ca;
-    o.tls.system_trust = s.ca.empty();
-    o.server_name = s.server_name.empty() ? AddressHost(s.address) : s.server_name;
-    o.tls.verify_name = o.server_name;
-  }
+  o.tls.groups = OfferedGroups(s);
+  o.tls.key_shares = s.key_shares;
   // Many idle keep-alive connections: release TLS buffers between requests.
   o.tls.release_buffers = s.request_interval > 0;
   o.threads = s.client_threads;
@@ -50,14 +30,23 @@ Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& t
   o.expect_group = s.group;
   // The signature check follows the chain the tool serves; an external server's is its own
   // (what it negotiated is still recorded for every connection).
-  if (ToolRunsServer(s)) {
-    auto chain = ParseChainSpec(s.chain);
-    if (!chain) return chain.error();
-    o.expect_sigalg = std::string(chain->links.front()->name);
+  if (ToolRunsServer(s) && !s.chain.links.empty()) {
+    o.expect_sigalg = std::string(s.chain.links.front()->name);
   }
   o.max_error_rate = s.max_error_rate;
   o.max_lag_p99 = s.max_lag_p99;
   return o;
+}
+
+void ApplyArmTrust(const ArmSettings& s, X509* anchor, LoadOptions& o) {
+  if (ToolRunsServer(s)) {
+    o.tls.trust_anchor = anchor;
+    return;
+  }
+  o.tls.ca_file = s.ca;
+  o.tls.system_trust = s.ca.empty();
+  o.server_name = s.server_name.empty() ? AddressHost(s.address) : s.server_name;
+  o.tls.verify_name = o.server_name;
 }
 
 target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
@@ -69,7 +58,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& c
   c.tickets = s.tickets;
   c.session_cache = s.session_cache;
   c.threads = s.server_threads;
-  if (s.payload != "OK") c.payload_sizes.push_back(PayloadBytes(s));
+  if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;
 }
 

@@ -6,25 +6,20 @@
 #include <openssl/x509.h>
 
 #include "client/load_options.h"
-#include "core/error.h"
 #include "net/address.h"
 #include "scenario/arm_settings.h"
 #include "target/target.h"
 
 namespace pqc::scenario {
 
-// kDefaultServerGroups: the server's preference when the arm does not set server_groups —
-// every group, hybrids first, so that the client's offer alone decides the arm's group
-// without a HelloRetryRequest (which 08-hello-retry asks for explicitly).
-inline constexpr const char* kDefaultServerGroups =
-    "X25519MLKEM768:X25519:SecP256r1MLKEM768:secp256r1:SecP384r1MLKEM1024:MLKEM768:MLKEM512:"
-    "MLKEM1024";
+// MakeLoadOptions: the client side of the arm. Trust is the caller's (ApplyArmTrust for a run;
+// `load` has its own --ca); `seed` varies per trial.
+LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, uint64_t seed);
 
-// MakeLoadOptions: `anchor` (the root of the chain the tool serves) is borrowed and unused for
-// an external arm, which is verified by its `ca` or the system's trust store; `seed` varies
-// per trial.
-Result<LoadOptions> MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, X509* anchor,
-                                    uint64_t seed);
+// ApplyArmTrust: how a run's client verifies the arm's server. `anchor` (the root of the chain
+// the tool serves) is borrowed and unused for an external arm, which is verified by its `ca`
+// or the system's trust store, for the name it is reached by (also its SNI and Host).
+void ApplyArmTrust(const ArmSettings& s, X509* anchor, LoadOptions& o);
 
 target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
                                       const std::string& key_file);

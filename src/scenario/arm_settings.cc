@@ -1,7 +1,9 @@
 #include "scenario/arm_settings.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -83,14 +85,7 @@ Status GroupName(const std::string& name) {
   return {};
 }
 
-Status GroupList(const std::string& list) {
-  if (list.empty()) return {};
-  auto g = ParseGroupList(list);
-  if (!g) return Bad(g.error().message);
-  return {};
-}
-
-// The setters: one per key. Each validates what it can see alone.
+// The setters: one per kind of value. Each parses and validates what it can see alone.
 template <auto Member>
 Status SetText(const toml::node& v, ArmSettings& s, Status (*check)(const std::string&)) {
   auto t = Text(v, "text");
@@ -102,34 +97,42 @@ Status SetText(const toml::node& v, ArmSettings& s, Status (*check)(const std::s
   return {};
 }
 
-Status CheckChain(const std::string& text) {
-  auto c = ParseChainSpec(text);
-  if (!c) return Bad(c.error().message);
+// SetParsed: a string parsed into the member's type by `parse`.
+template <auto Member, typename T>
+Status SetParsed(const toml::node& v, ArmSettings& s, Result<T> (*parse)(const std::string&)) {
+  auto t = Text(v, "text");
+  if (!t) return t.error();
+  auto parsed = parse(*t);
+  if (!parsed) return Bad(parsed.error().message);
+  s.*Member = std::move(*parsed);
   return {};
 }
 
-Status CheckMode(const std::string& text) {
-  auto m = ModeMix(text);
-  if (!m) return Bad(m.error().message);
-  return {};
+Result<std::vector<std::string>> GroupList(const std::string& list) {
+  if (list.empty()) return std::vector<std::string>{};
+  return ParseGroupList(list);
 }
 
-Status CheckPayload(const std::string& text) {
-  if (text == "OK") return {};
+Result<ChainSpec> Chain(const std::string& text) {
+  return ParseChainSpec(text);
+}
+
+Result<std::optional<uint64_t>> Payload(const std::string& text) {
+  if (text == "OK") return std::optional<uint64_t>();
   auto n = ParseSize(text);
   if (!n) return Bad(fmt::format("'{}': {} (or \"OK\" for the 3-byte /)", text, n.error().message));
   if (*n == 0 || *n > (1ULL << 30)) return Bad(fmt::format("'{}' must be from 1B to 1G", text));
-  return {};
+  return std::optional<uint64_t>(*n);
 }
 
-Status CheckArrivals(const std::string& text) {
-  if (text == "uniform" || text == "poisson") return {};
+Result<Arrivals> ArrivalProcess(const std::string& text) {
+  if (text == "uniform") return Arrivals::kUniform;
+  if (text == "poisson") return Arrivals::kPoisson;
   return Bad(fmt::format("'{}' is not an arrival process (valid: uniform, poisson)", text));
 }
 
-Status CheckTarget(const std::string& text) {
-  if (text == "embedded" || text == "nginx" || text == "external") return {};
-  return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
+Result<TargetKind> Target(const std::string& text) {
+  return ParseTargetKind(text);
 }
 
 Status CheckAddress(const std::string& text) {
@@ -194,115 +197,206 @@ Status SetDuration(const toml::node& v, ArmSettings& s) {
   return {};
 }
 
+// The echoes: each value as the stored copy of an arm writes it (the text its setter reads).
+template <auto Member>
+nlohmann::json Echo(const ArmSettings& s) {
+  return s.*Member;
+}
+
+template <auto Member>
+nlohmann::json EchoDuration(const ArmSettings& s) {
+  return FormatDuration(s.*Member);
+}
+
+template <auto Member>
+nlohmann::json EchoGroups(const ArmSettings& s) {
+  return fmt::format("{}", fmt::join(s.*Member, ":"));
+}
+
+using Json = nlohmann::json;
+using K = KeySide;
+
 constexpr std::array kKeys = {
     SettingKey{"tls", "group", "group every connection must negotiate (e.g. X25519MLKEM768)",
+               K::kClient, false, "--expect-group,--group",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::group>(v, s, &GroupName);
-               }},
+               },
+               &Echo<&ArmSettings::group>},
     SettingKey{"tls", "client_groups", "groups the client offers, ':'-separated (default: group)",
+               K::kClient, false, "--groups,--client-groups",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::client_groups>(v, s, &GroupList);
-               }},
+                 return SetParsed<&ArmSettings::client_groups>(v, s, &GroupList);
+               },
+               &EchoGroups<&ArmSettings::client_groups>},
     SettingKey{"tls", "key_shares", "groups the client sends key shares for (default: the first)",
+               K::kClient, false, "--key-shares",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::key_shares>(v, s, &GroupList);
-               }},
+                 return SetParsed<&ArmSettings::key_shares>(v, s, &GroupList);
+               },
+               &EchoGroups<&ArmSettings::key_shares>},
     SettingKey{"tls", "server_groups",
                "server preference, OpenSSL syntax ('/' between tuples; default: target's)",
+               K::kServer, false, "",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::server_groups>(v, s, nullptr);
-               }},
+               },
+               &Echo<&ArmSettings::server_groups>},
     SettingKey{"tls", "chain", "certificate chain, leaf first (e.g. ml-dsa-65/ml-dsa-87)",
+               K::kServer, false, "",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::chain>(v, s, &CheckChain);
-               }},
+                 return SetParsed<&ArmSettings::chain>(v, s, &Chain);
+               },
+               [](const ArmSettings& s) { return Json(s.chain.text); }},
+    SettingKey{"target", "tickets", "server issues session tickets (true/false)", K::kServer, true,
+               "", &SetBool<&ArmSettings::tickets>, &Echo<&ArmSettings::tickets>},
+    SettingKey{"target", "session_cache", "server-side session cache (true/false)", K::kServer,
+               true, "", &SetBool<&ArmSettings::session_cache>, &Echo<&ArmSettings::session_cache>},
     SettingKey{"target", "target",
                "server of the arm: embedded | nginx | external (in [target], spelt kind)",
+               K::kTarget, false, "",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::target>(v, s, &CheckTarget);
-               }},
+                 return SetParsed<&ArmSettings::target>(v, s, &Target);
+               },
+               [](const ArmSettings& s) { return Json(TargetKindName(s.target)); }},
     SettingKey{"target", "address",
                "HOST:PORT of an external target (an IP address or localhost; names are not "
                "resolved)",
+               K::kTarget, false, "",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::address>(v, s, &CheckAddress);
-               }},
+               },
+               &Echo<&ArmSettings::address>},
     SettingKey{"target", "server_name",
                "external target: SNI, Host header and the name its certificate must carry "
                "(default: the address's host)",
+               K::kTarget, false, "",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::server_name>(v, s, &CheckServerName);
-               }},
+               },
+               &Echo<&ArmSettings::server_name>},
     SettingKey{"target", "ca",
                "external target: PEM file of the CA(s) that verify its certificate (default: "
                "the system's trust store)",
+               K::kTarget, false, "",
                [](const toml::node& v, ArmSettings& s) {
                  return SetText<&ArmSettings::ca>(v, s, nullptr);
+               },
+               [](const ArmSettings& s) {
+                 return Json(s.ca.empty() ? std::string("system trust store") : s.ca);
                }},
-    SettingKey{"target", "tickets", "server issues session tickets (true/false)",
-               &SetBool<&ArmSettings::tickets>},
-    SettingKey{"target", "session_cache", "server-side session cache (true/false)",
-               &SetBool<&ArmSettings::session_cache>},
     SettingKey{"load", "mode", "fresh | reuse | resume | a mix such as \"resume:80,fresh:20\"",
+               K::kClient, false, "--mode",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::mode>(v, s, &CheckMode);
-               }},
-    SettingKey{"load", "payload", "\"OK\" (GET /) or a response size such as \"10K\"",
+                 return SetParsed<&ArmSettings::mode>(v, s, &ModeMix);
+               },
+               [](const ArmSettings& s) { return Json(ModeText(s.mode)); }},
+    SettingKey{"load", "payload", "\"OK\" (GET /) or a response size such as \"10K\"", K::kClient,
+               false, "--payload",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::payload>(v, s, &CheckPayload);
+                 return SetParsed<&ArmSettings::payload>(v, s, &Payload);
+               },
+               [](const ArmSettings& s) {
+                 return Json(s.payload ? FormatSize(*s.payload) : std::string("OK"));
                }},
-    SettingKey{"load", "rate", "new connections per second (300 or \"300/s\")", &SetRate},
+    SettingKey{"load", "rate", "new connections per second (300 or \"300/s\")", K::kClient, false,
+               "--rate", &SetRate, [](const ArmSettings& s) { return Json(EffectiveRate(s)); }},
     SettingKey{"load", "concurrency",
                "open keep-alive connections to hold (sets rate from requests × request_interval)",
-               &SetCount<&ArmSettings::concurrency, 1, 100000>},
+               K::kClient, false, "--concurrency", &SetCount<&ArmSettings::concurrency, 1, 100000>,
+               &Echo<&ArmSettings::concurrency>},
     SettingKey{"load", "closed_loop",
                "connections kept in flight, each replaced when it ends (closed loop; rate unused)",
-               &SetCount<&ArmSettings::closed_loop, 1, 100000>},
-    SettingKey{"load", "arrivals", "uniform | poisson",
+               K::kClient, false, "--closed-loop", &SetCount<&ArmSettings::closed_loop, 1, 100000>,
+               &Echo<&ArmSettings::closed_loop>},
+    SettingKey{"load", "arrivals", "uniform | poisson", K::kClient, false, "--arrivals",
                [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::arrivals>(v, s, &CheckArrivals);
+                 return SetParsed<&ArmSettings::arrivals>(v, s, &ArrivalProcess);
+               },
+               [](const ArmSettings& s) {
+                 return Json(s.arrivals == Arrivals::kPoisson ? "poisson" : "uniform");
                }},
     SettingKey{"load", "busy_poll",
                "client threads poll instead of sleeping: no wake-up in connect times or start "
                "lag, at the cost of a CPU per client thread (true/false)",
-               &SetBool<&ArmSettings::busy_poll>},
-    SettingKey{"load", "duration", "measured phase of a trial (\"20s\")",
-               &SetDuration<&ArmSettings::duration, false>},
+               K::kClient, true, "--busy-poll", &SetBool<&ArmSettings::busy_poll>,
+               &Echo<&ArmSettings::busy_poll>},
+    SettingKey{"load", "duration", "measured phase of a trial (\"20s\")", K::kClient, false,
+               "--duration", &SetDuration<&ArmSettings::duration, false>,
+               &EchoDuration<&ArmSettings::duration>},
     SettingKey{"load", "warmup", "discarded phase before it (\"3s\"; collects tickets for resume)",
-               &SetDuration<&ArmSettings::warmup, true>},
-    SettingKey{"load", "requests", "requests per connection",
-               &SetCount<&ArmSettings::requests, 1, 1000000>},
+               K::kClient, false, "--warmup", &SetDuration<&ArmSettings::warmup, true>,
+               &EchoDuration<&ArmSettings::warmup>},
+    SettingKey{"load", "requests", "requests per connection", K::kClient, false, "--requests",
+               &SetCount<&ArmSettings::requests, 1, 1000000>, &Echo<&ArmSettings::requests>},
     SettingKey{"load", "request_interval",
-               "think time between requests on a connection (\"100ms\")",
-               &SetDuration<&ArmSettings::request_interval, true>},
-    SettingKey{"load", "client_threads", "load-generator threads",
-               &SetCount<&ArmSettings::client_threads, 1, 256>},
-    SettingKey{"target", "server_threads", "server event loops / nginx workers",
-               &SetCount<&ArmSettings::server_threads, 1, 256>},
-    SettingKey{"load", "timeout", "per-connection no-progress timeout (\"10s\")",
-               &SetDuration<&ArmSettings::timeout, false>},
+               "think time between requests on a connection (\"100ms\")", K::kClient, false,
+               "--request-interval", &SetDuration<&ArmSettings::request_interval, true>,
+               &EchoDuration<&ArmSettings::request_interval>},
+    SettingKey{"load", "client_threads", "load-generator threads", K::kClient, false,
+               "--threads,--client-threads", &SetCount<&ArmSettings::client_threads, 1, 256>,
+               &Echo<&ArmSettings::client_threads>},
+    SettingKey{"target", "server_threads", "server event loops / nginx workers", K::kServer, false,
+               "", &SetCount<&ArmSettings::server_threads, 1, 256>,
+               &Echo<&ArmSettings::server_threads>},
+    SettingKey{"load", "timeout", "per-connection no-progress timeout (\"10s\")", K::kClient, false,
+               "--timeout", &SetDuration<&ArmSettings::timeout, false>,
+               &EchoDuration<&ArmSettings::timeout>},
     SettingKey{"load", "max_error_rate", "errors above this fraction invalidate a trial (\"1%\")",
-               &SetErrorRate},
+               K::kClient, false, "--max-error-rate", &SetErrorRate,
+               &Echo<&ArmSettings::max_error_rate>},
     SettingKey{"load", "max_lag_p99",
                "lag p99 (intended → actual start) above which a trial is invalid (\"1ms\")",
-               &SetDuration<&ArmSettings::max_lag_p99, false>},
+               K::kClient, false, "--max-lag-p99", &SetDuration<&ArmSettings::max_lag_p99, false>,
+               &EchoDuration<&ArmSettings::max_lag_p99>},
     SettingKey{"load", "network", "network profile: \"loopback\" or a [networks.NAME] of this file",
-               [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::network>(v, s, &CheckNetwork);
-               }},
+               K::kClient, false, "",
+               [](const toml::node& v,
+                  ArmSettings& s) { return SetText<&ArmSettings::network>(v, s, &CheckNetwork); },
+               &Echo<&ArmSettings::network>},
 };
 
-constexpr std::array<std::string_view, 5> kServerSideKeys = {"chain", "server_groups", "tickets",
-                                                             "session_cache", "server_threads"};
+// The keys the stored copy of an arm names only for an external target.
+bool ExternalOnly(std::string_view key) {
+  return key == "address" || key == "server_name" || key == "ca";
+}
 
 }  // namespace
 
-bool ToolRunsServer(const ArmSettings& s) {
-  return s.target != "external";
+std::string_view TargetKindName(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::kEmbedded:
+      return "embedded";
+    case TargetKind::kNginx:
+      return "nginx";
+    case TargetKind::kExternal:
+      return "external";
+  }
+  return "embedded";
 }
 
-std::span<const std::string_view> ServerSideKeys() {
-  return kServerSideKeys;
+Result<TargetKind> ParseTargetKind(std::string_view text) {
+  for (TargetKind k : {TargetKind::kEmbedded, TargetKind::kNginx, TargetKind::kExternal}) {
+    if (text == TargetKindName(k)) return k;
+  }
+  return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
+}
+
+ChainSpec DefaultChain() {
+  auto chain = ParseChainSpec("ecdsa-p256");
+  return chain ? std::move(*chain) : ChainSpec{};
+}
+
+bool ToolRunsServer(const ArmSettings& s) {
+  return s.target != TargetKind::kExternal;
+}
+
+std::vector<std::string_view> ServerSideKeys() {
+  std::vector<std::string_view> out;
+  for (const SettingKey& k : kKeys) {
+    if (k.side == KeySide::kServer) out.push_back(k.name);
+  }
+  return out;
 }
 
 Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
@@ -318,6 +412,27 @@ Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
                     mode));
   }
   return m;
+}
+
+std::string ModeText(const std::vector<MixWeight>& mode) {
+  if (mode.size() == 1) return std::string(ConnModeName(mode.front().mode));
+  std::string out;
+  for (const MixWeight& w : mode) {
+    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", ConnModeName(w.mode), w.weight);
+  }
+  return out;
+}
+
+bool SingleMode(const ArmSettings& s, ConnMode mode) {
+  return s.mode.size() == 1 && s.mode.front().mode == mode;
+}
+
+std::vector<std::string> OfferedGroups(const ArmSettings& s) {
+  return s.client_groups.empty() ? std::vector<std::string>{s.group} : s.client_groups;
+}
+
+std::vector<std::string> KeyShareGroups(const ArmSettings& s) {
+  return s.key_shares.empty() ? std::vector<std::string>{OfferedGroups(s).front()} : s.key_shares;
 }
 
 std::span<const SettingKey> SettingKeys() {
@@ -341,6 +456,16 @@ std::string SettingKeyNames(std::string_view section) {
   return out;
 }
 
+Status ApplyText(const SettingKey& key, std::string_view text, ArmSettings& settings) {
+  toml::table parsed;
+  try {
+    parsed = toml::parse(fmt::format("v = {}", text));
+  } catch (const toml::parse_error&) {
+    parsed.insert_or_assign("v", std::string(text));
+  }
+  return key.apply(*parsed.get("v"), settings);
+}
+
 double EffectiveRate(const ArmSettings& s) {
   if (s.concurrency == 0 || s.request_interval <= 0) return s.rate;
   const double lifetime_s =
@@ -349,31 +474,23 @@ double EffectiveRate(const ArmSettings& s) {
 }
 
 uint64_t PayloadBytes(const ArmSettings& s) {
-  if (s.payload == "OK") return 3;
-  auto n = ParseSize(s.payload);
-  return n ? *n : 0;
+  return s.payload ? *s.payload : 3;
 }
 
 std::string RequestPath(const ArmSettings& s) {
-  return s.payload == "OK" ? std::string("/") : "/payload/" + s.payload;
+  return s.payload ? "/payload/" + FormatSize(*s.payload) : std::string("/");
 }
 
 Status Validate(const ArmSettings& s, std::string_view arm_label) {
   auto fail = [&](const std::string& what) {
     return Bad(fmt::format("arm '{}': {}", arm_label, what));
   };
-  if (Status st = GroupName(s.group); !st) return fail(st.error().message);
-  if (!s.client_groups.empty()) {
-    auto offered = ParseGroupList(s.client_groups);
-    if (!offered) return fail(offered.error().message);
-    bool found = false;
-    for (const std::string& g : *offered) found = found || g == s.group;
-    if (!found) {
-      return fail(fmt::format("client_groups '{}' does not offer the arm's group {}",
-                              s.client_groups, s.group));
-    }
+  if (!s.client_groups.empty() &&
+      std::find(s.client_groups.begin(), s.client_groups.end(), s.group) == s.client_groups.end()) {
+    return fail(fmt::format("client_groups '{}' does not offer the arm's group {}",
+                            fmt::join(s.client_groups, ":"), s.group));
   }
-  if (Status st = CheckChain(s.chain); !st) return fail(st.error().message);
+  if (s.chain.links.empty()) return fail("chain: no certificate type given");
   if (!ToolRunsServer(s)) {
     if (s.address.empty()) {
       return fail(
@@ -385,8 +502,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
           "network '{}' is an emulated link between namespaces the tool makes, and an external "
           "server is outside them; run it on \"loopback\" (network = \"loopback\"), or emulate "
           "the link in front of your server with `pqc-bench link --no-server` (your server started "
-          "in "
-          "$PQC_SERVER_NETNS)",
+          "in $PQC_SERVER_NETNS)",
           s.network));
     }
     if (!s.ca.empty()) {
@@ -400,7 +516,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     }
   }
   if (s.concurrency > 0) {
-    if (s.request_interval <= 0 || s.mode != "reuse") {
+    if (s.request_interval <= 0 || !SingleMode(s, ConnMode::kReuse)) {
       return fail(
           "concurrency needs mode = \"reuse\" with request_interval > 0 (each connection then "
           "lives requests × request_interval, and rate = concurrency / that lifetime)");
@@ -409,7 +525,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
   if (s.closed_loop > 0 && s.concurrency > 0) {
     return fail("closed_loop and concurrency both fix how many connections are open; give one");
   }
-  if (s.mode == "resume" && !s.tickets && !s.session_cache) {
+  if (SingleMode(s, ConnMode::kResume) && !s.tickets && !s.session_cache) {
     return fail("mode resume needs tickets or session_cache on the server");
   }
   const double conns = EffectiveRate(s) * static_cast<double>(s.duration + s.warmup) / 1e9;
@@ -421,37 +537,13 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
 }
 
 nlohmann::json ToJson(const ArmSettings& s) {
-  nlohmann::json j = {{"group", s.group},
-                      {"client_groups", s.client_groups},
-                      {"key_shares", s.key_shares},
-                      {"server_groups", s.server_groups},
-                      {"chain", s.chain},
-                      {"tickets", s.tickets},
-                      {"session_cache", s.session_cache},
-                      {"target", s.target},
-                      {"mode", s.mode},
-                      {"payload", s.payload},
-                      {"rate", EffectiveRate(s)},
-                      {"concurrency", s.concurrency},
-                      {"closed_loop", s.closed_loop},
-                      {"arrivals", s.arrivals},
-                      {"busy_poll", s.busy_poll},
-                      {"duration", FormatDuration(s.duration)},
-                      {"warmup", FormatDuration(s.warmup)},
-                      {"requests", s.requests},
-                      {"request_interval", FormatDuration(s.request_interval)},
-                      {"client_threads", s.client_threads},
-                      {"server_threads", s.server_threads},
-                      {"timeout", FormatDuration(s.timeout)},
-                      {"max_error_rate", s.max_error_rate},
-                      {"max_lag_p99", FormatDuration(s.max_lag_p99)},
-                      {"network", s.network}};
-  if (!ToolRunsServer(s)) {
+  nlohmann::json j = nlohmann::json::object();
+  const bool external = !ToolRunsServer(s);
+  for (const SettingKey& k : kKeys) {
+    if (ExternalOnly(k.name) && !external) continue;
     // Not applied to a server the tool does not run: never reported as if it were.
-    for (std::string_view k : kServerSideKeys) j[std::string(k)] = kAsConfigured;
-    j["address"] = s.address;
-    j["server_name"] = s.server_name;
-    j["ca"] = s.ca.empty() ? std::string("system trust store") : s.ca;
+    j[std::string(k.name)] =
+        external && k.side == KeySide::kServer ? nlohmann::json(kAsConfigured) : k.echo(s);
   }
   return j;
 }

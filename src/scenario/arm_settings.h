@@ -1,14 +1,16 @@
 // ArmSettings — everything one arm of a study fixes: what the client offers and must
 // negotiate, what the server is configured with, and the load shape. A scenario file sets
 // them in layers (built-in defaults, then its [tls]/[load]/[target] sections, then each
-// matrix factor's value), so one flat struct with one table of keys (kSettingKeys) keeps
-// the file syntax, validation, `run --set` and the stored copy of an arm in step.
+// matrix factor's value), so one flat struct with one table of keys (SettingKeys()) keeps
+// the file syntax, validation, `run --set`, `load`'s flags and the stored copy of an arm in
+// step: adding a knob is one row of that table plus the code that uses the value.
 #pragma once
 
 #include <toml++/toml.h>
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,39 +19,50 @@
 #include "client/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "tls/cert_chain.h"
 
 namespace pqc::scenario {
 
+// TargetKind: the server a trial runs against. A setting (not only the file's [target] kind)
+// so that a matrix can compare servers arm by arm (target = ["embedded", "nginx"]) and
+// `run --set target=nginx` can retarget any scenario.
+enum class TargetKind : uint8_t { kEmbedded, kNginx, kExternal };
+std::string_view TargetKindName(TargetKind kind);
+Result<TargetKind> ParseTargetKind(std::string_view text);
+
+// DefaultChain: ecdsa-p256, the classical baseline.
+ChainSpec DefaultChain();
+
+// ArmSettings holds typed values, each parsed once where it was written (scenario file,
+// `run --set`, a `load` flag); the text forms exist only in the stored copy (ToJson).
 struct ArmSettings {
   // TLS: `group` is what every connection must negotiate (a failed check invalidates the
-  // trial). The client offers client_groups (default: just `group`) with key shares for
-  // key_shares (default: the first offered group); the server prefers server_groups.
-  std::string group = "X25519";
-  std::string client_groups;
-  std::string key_shares;
-  std::string server_groups;  // "" = the target's default preference
-  std::string chain = "ecdsa-p256";
+  // trial). The client offers client_groups (empty: just `group`) with key shares for
+  // key_shares (empty: the first offered group); the server prefers server_groups.
+  // X25519MLKEM768 by default: what OpenSSL 3.5 offers first and the subject of the tool.
+  std::string group = "X25519MLKEM768";
+  std::vector<std::string> client_groups;
+  std::vector<std::string> key_shares;
+  std::string server_groups;  // OpenSSL syntax ('/' between tuples); "" = the default preference
+  ChainSpec chain = DefaultChain();
   bool tickets = true;
   bool session_cache = true;
-  // The server a trial runs against: "embedded" | "nginx" | "external". A setting (not only
-  // the file's [target] kind) so that a matrix can compare servers arm by arm
-  // (target = ["embedded", "nginx"]) and `run --set target=nginx` can retarget any scenario.
-  std::string target = "embedded";
+  TargetKind target = TargetKind::kEmbedded;
   // An external target (a server the tool does not run): its address (an IP literal or
-  // localhost, HOST:PORT), the name sent as SNI and Host and verified in its certificate
-  // (default: the address's host), and the CA file that verifies it (default: the system's
-  // trust store). Ignored by the targets the tool runs, which serve the run's own chain.
+  // localhost, HOST:PORT, checked when set), the name sent as SNI and Host and verified in its
+  // certificate (default: the address's host), and the CA file that verifies it (default: the
+  // system's trust store). Ignored by the targets the tool runs, which serve the run's chain.
   std::string address;
   std::string server_name;
   std::string ca;
 
   // Load shape of one trial.
-  std::string mode = "fresh";  // fresh | reuse | resume | a mix such as "resume:80,fresh:20"
-  std::string payload = "OK";  // "OK" requests / (3 bytes); else a size for /payload/<size>
-  double rate = 100;           // new connections per second
-  uint32_t concurrency = 0;    // > 0: rate = concurrency / (requests × request_interval)
-  uint32_t closed_loop = 0;    // > 0: that many connections always in flight, rate unused
-  std::string arrivals = "uniform";
+  std::vector<MixWeight> mode = {{ConnMode::kFresh, 1.0}};  // one entry, or a weighted mix
+  std::optional<uint64_t> payload;  // response bytes of /payload/<size>; none: GET / ("OK")
+  double rate = 100;                // new connections per second
+  uint32_t concurrency = 0;         // > 0: rate = concurrency / (requests × request_interval)
+  uint32_t closed_loop = 0;         // > 0: that many connections always in flight, rate unused
+  Arrivals arrivals = Arrivals::kUniform;
   bool busy_poll = false;  // client threads poll instead of sleeping (LoadOptions::busy_poll)
   Nanos duration = 10'000'000'000;
   Nanos warmup = 2'000'000'000;
@@ -65,13 +78,23 @@ struct ArmSettings {
   std::string network = "loopback";  // a profile name: "loopback" or one of [networks.*]
 };
 
+// Who a setting configures: the client, the server the tool runs, or which target it is.
+enum class KeySide : uint8_t { kClient, kServer, kTarget };
+
 // SettingKey: one key a scenario may set, with its help text; Apply validates the value
 // and returns an error message without location (the caller knows the file position).
+// The same row binds `load`'s flag (load_flag, e.g. "--groups,--client-groups"; empty: not a
+// load flag) and writes the stored copy of an arm (echo), so the file syntax, `run --set`,
+// `load --help`, validation and the stored copy cannot disagree.
 struct SettingKey {
   std::string_view section;  // the scenario section that sets it: "tls", "load" or "target"
   std::string_view name;
   std::string_view help;
+  KeySide side;
+  bool boolean;  // true/false, a switch as a flag
+  std::string_view load_flag;
   Status (*apply)(const toml::node& value, ArmSettings& settings);
+  nlohmann::json (*echo)(const ArmSettings& settings);
 };
 std::span<const SettingKey> SettingKeys();
 const SettingKey* FindSettingKey(std::string_view name);
@@ -83,17 +106,29 @@ std::string SettingKeyNames(std::string_view section = {});
 // An external server is as its operator configured it: the server-side keys below do not
 // apply to it.
 bool ToolRunsServer(const ArmSettings& s);
+// ApplyText: a value given as text (`run --set KEY=VALUE`, a `load` flag): read as TOML when
+// it parses as TOML (numbers, booleans, quoted strings), as a plain string otherwise.
+Status ApplyText(const SettingKey& key, std::string_view text, ArmSettings& settings);
+
 // ServerSideKeys: the setting keys that configure the server, not the client.
-std::span<const std::string_view> ServerSideKeys();
+std::vector<std::string_view> ServerSideKeys();
 // kAsConfigured: what the stored copy of an external arm says for a server-side key.
 inline constexpr std::string_view kAsConfigured = "as the server is configured";
 
-// ModeMix: the mode text as load's weighted mix (one entry unless a mix).
+// ModeMix: a mode's text ("fresh", "resume:80,fresh:20") as load's weighted mix.
 Result<std::vector<MixWeight>> ModeMix(const std::string& mode);
+// ModeText: the mix as the text ModeMix reads back ("fresh", "resume:80,fresh:20").
+std::string ModeText(const std::vector<MixWeight>& mode);
+// SingleMode: whether the arm runs only `mode` (not a mix).
+bool SingleMode(const ArmSettings& s, ConnMode mode);
+// OfferedGroups, KeyShareGroups: what the client offers and sends key shares for, after the
+// defaults (client_groups: {group}; key_shares: the first offered).
+std::vector<std::string> OfferedGroups(const ArmSettings& s);
+std::vector<std::string> KeyShareGroups(const ArmSettings& s);
 
 // EffectiveRate: connections per second after `concurrency` (see ArmSettings).
 double EffectiveRate(const ArmSettings& s);
-// PayloadBytes: 3 for "OK", else the parsed size.
+// PayloadBytes: 3 for "OK", else the payload size.
 uint64_t PayloadBytes(const ArmSettings& s);
 // RequestPath: "/" or "/payload/<size>".
 std::string RequestPath(const ArmSettings& s);

@@ -15,10 +15,8 @@ namespace pqc::scenario {
 Status Preflight(const Scenario& scenario, const Plan& plan) {
   for (const Arm& arm : plan.arms) {
     // The target address and anchor do not change the number of connections.
-    auto options = MakeLoadOptions(arm.settings, SocketAddress{}, nullptr, 0);
-    if (!options) return options.error();
-    if (Status st =
-            EnsureFileLimit(*options, fmt::format("{}: arm '{}'", scenario.file, arm.label));
+    LoadOptions options = MakeLoadOptions(arm.settings, SocketAddress{}, 0);
+    if (Status st = EnsureFileLimit(options, fmt::format("{}: arm '{}'", scenario.file, arm.label));
         !st) {
       return st;
     }
@@ -31,10 +29,10 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
     if (ToolRunsServer(s)) continue;
     auto addr = ParseAddress(s.address);
     if (!addr) return addr.error();
-    auto options = MakeLoadOptions(s, *addr, nullptr, 0);
-    if (!options) return options.error();
-    const std::string key = fmt::format("{} {} {} {}", s.address, options->server_name, s.ca,
-                                        fmt::join(options->tls.groups, ":"));
+    LoadOptions options = MakeLoadOptions(s, *addr, 0);
+    ApplyArmTrust(s, nullptr, options);
+    const std::string key = fmt::format("{} {} {} {}", s.address, options.server_name, s.ca,
+                                        fmt::join(options.tls.groups, ":"));
     if (!checked.insert(key).second) continue;
     Status st = target::WaitUntilAccepting(*addr, "", MonotonicNow() + kExternalProbeTimeout,
                                            [] { return Status(); });
@@ -46,7 +44,7 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
                       scenario.file, arm.label, addr->ToString(),
                       kExternalProbeTimeout / 1'000'000'000));
     }
-    if (Status hs = HandshakeOnce(*options, kExternalProbeTimeout); !hs) {
+    if (Status hs = HandshakeOnce(options, kExternalProbeTimeout); !hs) {
       const bool verification = hs.error().message.find("failed verification") != std::string::npos;
       // A certificate the trust store does not vouch for is the user's input to fix (exit 2).
       return MakeError(

@@ -32,9 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 
 Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o) {
-  const std::string& kind = s.target;
-  if (kind == "embedded") return target::MakeEmbeddedTarget(o.self_exe);
-  if (kind == "nginx") {
+  if (s.target == TargetKind::kEmbedded) return target::MakeEmbeddedTarget(o.self_exe);
+  if (s.target == TargetKind::kNginx) {
     if (o.nginx_exe.empty()) {
       return MakeError(ErrorKind::kConfig,
                        "target nginx: no nginx binary known (run scripts/setup.sh, which builds "
@@ -52,10 +51,8 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const R
 std::string ExplainFailure(const ArmSettings& s, const Error& e) {
   std::string text = e.message;
   if (!ToolRunsServer(s)) return text;  // its chain is not ours to probe
-  auto chain = ParseChainSpec(s.chain);
-  if (!chain) return text;
   std::set<std::string_view> seen;
-  for (const SignatureInfo* sig : chain->links) {
+  for (const SignatureInfo* sig : s.chain.links) {
     if (!seen.insert(sig->name).second) continue;
     SignatureProbe p = ProbeSignature(*sig);
     if (p.primitive && p.x509 && p.tls) continue;
@@ -155,7 +152,8 @@ class Runner {
   // TargetFor: one driver per target kind, made when an arm first needs it (a matrix may
   // compare the embedded server with nginx arm by arm).
   Result<target::Target*> TargetFor(const ArmSettings& s) {
-    const std::string key = ToolRunsServer(s) ? s.target : s.target + " " + s.address;
+    std::string key(TargetKindName(s.target));
+    if (!ToolRunsServer(s)) key += " " + s.address;
     auto it = targets_.find(key);
     if (it == targets_.end()) {
       auto made = MakeTarget(s, o_);
@@ -182,7 +180,7 @@ class Runner {
     // The chain the tool serves (none for an external server, which has its own).
     const StoredChain* chain = nullptr;
     if (ToolRunsServer(s)) {
-      auto made = certs_.Get(s.chain);
+      auto made = certs_.Get(s.chain.text);
       if (!made) return made.error();
       chain = *made;
     }
@@ -201,16 +199,13 @@ class Runner {
         placement, work);
     if (!addr) return addr.error();
     // The run's root verifies what the tool's own targets (embedded, nginx) serve; an external
-    // arm is verified by its own CA or the system's trust store (MakeLoadOptions).
+    // arm is verified by its own CA or the system's trust store (ApplyArmTrust).
     X509* anchor = chain != nullptr ? chain->chain.root().cert.get() : nullptr;
-    auto options = MakeLoadOptions(s, *addr, anchor, s_.seed * 1'000'003ULL + t.seq);
-    if (!options) {
-      (void)target.Stop();
-      return options.error();
-    }
+    LoadOptions options = MakeLoadOptions(s, *addr, s_.seed * 1'000'003ULL + t.seq);
+    ApplyArmTrust(s, anchor, options);
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
-    auto load = net ? RunLoadIn(net->client_netns_path(), *options) : RunLoad(*options, o_.log);
+    auto load = net ? RunLoadIn(net->client_netns_path(), options) : RunLoad(options, o_.log);
     auto stats = target.Stop();
     if (!load) return load.error();
     out.load = std::move(*load);

@@ -74,10 +74,9 @@ Status ParseSettingsSection(const Where& where, const toml::table& root, std::st
   if (t == nullptr) return where(*node, fmt::format("[{}] must be a table", section));
   for (const auto& [key, value] : *t) {
     if (section == "target" && key.str() == "kind") {
-      auto kind = value.value_exact<std::string>();
-      if (!kind || (*kind != "embedded" && *kind != "nginx" && *kind != "external")) {
-        return where(value, "kind must be \"embedded\", \"nginx\" or \"external\"");
-      }
+      auto text = value.value_exact<std::string>();
+      auto kind = ParseTargetKind(text ? *text : "");
+      if (!kind) return where(value, "kind must be \"embedded\", \"nginx\" or \"external\"");
       base.target = *kind;  // the `target` setting; a matrix or --set may change it per arm
       continue;
     }
@@ -297,15 +296,15 @@ Status CheckNetworksExist(const Where& where, const toml::table& root, const Sce
 // CheckTargets: Scenario::target becomes the kinds the arms may use ("embedded", "embedded,
 // nginx").
 Status CheckTargets(Scenario& s) {
-  std::vector<std::string> kinds = {s.base.target};
+  std::vector<std::string_view> kinds = {TargetKindName(s.base.target)};
   for (const Factor& f : s.factors) {
     for (const FactorValue& v : f.values) {
       const toml::node* n = v.overrides->get("target");
       if (n == nullptr) continue;
       ArmSettings scratch;
       (void)FindSettingKey("target")->apply(*n, scratch);
-      if (std::find(kinds.begin(), kinds.end(), scratch.target) == kinds.end()) {
-        kinds.push_back(scratch.target);
+      if (std::find(kinds.begin(), kinds.end(), TargetKindName(scratch.target)) == kinds.end()) {
+        kinds.push_back(TargetKindName(scratch.target));
       }
     }
   }
@@ -313,8 +312,7 @@ Status CheckTargets(Scenario& s) {
   return {};
 }
 
-// ApplySetOverride: "key=value" from the command line; the value is read as TOML when it
-// parses as TOML (numbers, booleans, quoted strings) and as a plain string otherwise.
+// ApplySetOverride: "key=value" from the command line (the value read as ApplyText reads it).
 Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
   const size_t eq = kv.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -323,19 +321,12 @@ Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
                                                     kv));
   }
   const std::string key = kv.substr(0, eq);
-  const std::string value = kv.substr(eq + 1);
   const SettingKey* k = FindSettingKey(key);
   if (k == nullptr) {
     return MakeError(ErrorKind::kUsage,
                      fmt::format("--set: unknown key '{}' (valid: {})", key, SettingKeyNames()));
   }
-  toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + value);
-  } catch (const toml::parse_error&) {
-    parsed.insert_or_assign("v", value);
-  }
-  if (Status st = k->apply(*parsed.get("v"), base); !st) {
+  if (Status st = ApplyText(*k, std::string_view(kv).substr(eq + 1), base); !st) {
     return MakeError(ErrorKind::kUsage, fmt::format("--set {}: {}", kv, st.error().message));
   }
   return {};

@@ -47,6 +47,13 @@ std::span<const SignatureInfo> AllSignatures();
 Result<const GroupInfo*> FindGroup(std::string_view name);
 Result<const SignatureInfo*> FindSignature(std::string_view name);
 
+// kDefaultServerGroups: a server's preference when none is given (serve, and a run's arm
+// without server_groups) — every group, hybrids first, so that the client's offer alone decides
+// the group without a HelloRetryRequest (which 08-hello-retry asks for explicitly).
+inline constexpr const char* kDefaultServerGroups =
+    "X25519MLKEM768:X25519:SecP256r1MLKEM768:secp256r1:SecP384r1MLKEM1024:MLKEM768:MLKEM512:"
+    "MLKEM1024";
+
 // ParseGroupList: "X25519MLKEM768:X25519" (':' or ',' separated) → validated names.
 Result<std::vector<std::string>> ParseGroupList(std::string_view list);
 
