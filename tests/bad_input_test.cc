@@ -15,6 +15,7 @@
 
 #include "bench_child.h"
 #include "fault_peer.h"
+#include "scenario/arm_settings.h"
 
 namespace pqc {
 namespace {
@@ -221,6 +222,54 @@ TEST_F(BadInputTest, ReportOnEmptyForeignAndTruncatedDatabases) {
   }
   // The empty file is left as it was: report never writes into what it is given.
   EXPECT_EQ(fs::file_size(empty), 0u);
+}
+
+// load's arm flags come from the scenario's key table: each key with a flag is in `load
+// --help` with the scenario's default, and a bad value is refused by that key's own parser
+// with CLI11's usage message naming the flag, before any connection (exit 2).
+TEST_F(BadInputTest, LoadFlagsAreTheScenarioKeysWithTheirDefaultsAndChecks) {
+  test::BenchExit help = Run({"load", "--help"});
+  ASSERT_EQ(help.code, 0) << help.output;
+  size_t bound = 0;
+  for (const scenario::SettingKey& k : scenario::SettingKeys()) {
+    if (k.load_flag.empty()) continue;
+    ++bound;
+    SCOPED_TRACE(std::string(k.name));
+    const std::string flag(k.load_flag.substr(0, k.load_flag.find(',')));
+    EXPECT_TRUE(Contains(help.output, flag)) << help.output;
+    EXPECT_TRUE(Contains(help.output, "(scenario key " + std::string(k.name) + ")") ||
+                k.name == "group" || k.name == "requests")
+        << help.output;
+    if (!k.boolean) {
+      const nlohmann::json d = k.echo(scenario::ArmSettings{});
+      const std::string shown = d.is_string() ? d.get<std::string>() : d.dump();
+      if (!shown.empty()) {
+        EXPECT_TRUE(Contains(help.output, "=" + shown)) << help.output;
+      }
+    }
+  }
+  EXPECT_GE(bound, 15u);
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--duration", "5"}, "--duration"},
+      {{"--rate", "-3"}, "--rate"},
+      {{"--mode", "resum"}, "unknown mode 'resum'"},
+      {{"--groups", "X25519MLKEM76"}, "X25519MLKEM768"},
+      {{"--arrivals", "bursty"}, "valid: uniform, poisson"},
+      {{"--max-error-rate", "150%"}, "--max-error-rate"},
+      {{"--groups", "X25519", "--group", "X25519MLKEM768"}, "does not offer"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"load", "--target", "127.0.0.1:9"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    SCOPED_TRACE(c.args.front() + " " + c.args[1]);
+    test::BenchExit e = Run(args);
+    ExpectCleanFailure(e, 2);
+    EXPECT_TRUE(Contains(e.output, c.says)) << e.output;
+  }
 }
 
 }  // namespace
