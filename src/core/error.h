@@ -23,8 +23,9 @@ struct Error {
 };
 
 // Result — a value or an Error. (std::expected is C++23; this is the C++20 subset we need.)
+// [[nodiscard]]: an ignored failure is a bug; a deliberate one is spelt (void).
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
@@ -45,7 +46,7 @@ class Result {
 };
 
 // Status — success or an Error, for operations with no value.
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT

@@ -74,7 +74,7 @@ class EmbeddedTarget final : public Target {
     while (!(addr = ListeningAddress(log_path_))) {
       if (Status s = exited(); !s) return s.error();
       if (MonotonicNow() >= deadline) {
-        child_.Terminate(kStopGrace);
+        (void)child_.Terminate(kStopGrace);  // the missing line is the error to report
         return MakeError(ErrorKind::kSystem,
                          fmt::format("embedded target: no 'listening on' line in {} after {} s",
                                      log_path_, kReadyTimeout / 1'000'000'000));
