@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text_table.h"
+
 namespace pqc {
 namespace {
 
@@ -122,44 +124,18 @@ std::string MessageText(const MessageBytes& m) {
 }
 
 void WritePhaseTable(std::ostream& out, const LoadSummary& s) {
-  constexpr std::array<std::string_view, 11> kHeader = {
-      "phase (µs)", "count", "min", "mean", "p50", "p75", "p90", "p95", "p99", "p99.9", "max"};
-  std::vector<std::array<std::string, kHeader.size()>> rows;
+  Table t;
+  t.headers = {"phase (µs)", "count", "min", "mean",  "p50", "p75",
+               "p90",        "p95",   "p99", "p99.9", "max"};
+  t.right.assign(t.headers.size(), true);
+  t.right[0] = false;
   for (Phase phase : kAllPhases) {
     const PhaseStats& p = s.phase(phase);
-    rows.push_back({std::string(PhaseName(phase)), std::to_string(p.count), Fixed(p.min),
-                    Fixed(p.mean), Fixed(p.p50), Fixed(p.p75), Fixed(p.p90), Fixed(p.p95),
-                    Fixed(p.p99), Fixed(p.p999), Fixed(p.max)});
+    t.rows.push_back({std::string(PhaseName(phase)), std::to_string(p.count), Fixed(p.min),
+                      Fixed(p.mean), Fixed(p.p50), Fixed(p.p75), Fixed(p.p90), Fixed(p.p95),
+                      Fixed(p.p99), Fixed(p.p999), Fixed(p.max)});
   }
-  // Widths in characters, not bytes: "µ" is two bytes of UTF-8.
-  auto length = [](std::string_view text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
-      return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-    }));
-  };
-  std::array<size_t, kHeader.size()> width{};
-  for (size_t i = 0; i < kHeader.size(); ++i) {
-    width[i] = std::max<size_t>(length(kHeader[i]), 3);
-    for (const auto& row : rows) width[i] = std::max(width[i], length(row[i]));
-  }
-  auto cell = [&](std::string_view text, size_t i) {
-    const std::string pad(width[i] - length(text), ' ');
-    return i == 0 ? fmt::format(" {}{} |", text, pad) : fmt::format(" {}{} |", pad, text);
-  };
-  std::string line = "|";
-  for (size_t i = 0; i < kHeader.size(); ++i) line += cell(kHeader[i], i);
-  out << line << '\n';
-  line = "|";
-  for (size_t i = 0; i < kHeader.size(); ++i) {
-    line += i == 0 ? fmt::format(" :{} |", std::string(width[i] - 1, '-'))
-                   : fmt::format(" {}: |", std::string(width[i] - 1, '-'));
-  }
-  out << line << '\n';
-  for (const auto& row : rows) {
-    line = "|";
-    for (size_t i = 0; i < row.size(); ++i) line += cell(row[i], i);
-    out << line << '\n';
-  }
+  WriteMarkdownTable(out, t, /*aligned=*/true);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report/table.h"
+#include "core/text_table.h"
 
 namespace pqc::report {
 

@@ -7,7 +7,7 @@
 #include "core/csv.h"
 #include "core/slow_start.h"
 #include "report/cpu_tables.h"
-#include "report/table.h"
+#include "core/text_table.h"
 
 namespace pqc::report {
 namespace {

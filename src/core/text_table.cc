@@ -1,8 +1,8 @@
-#include "report/table.h"
+#include "core/text_table.h"
 
 #include <algorithm>
 
-namespace pqc::report {
+namespace pqc {
 namespace {
 
 // Width: display columns of UTF-8 text (every code point counts one: "·" and "µ" are
@@ -40,7 +40,7 @@ void WriteTextTable(std::ostream& out, const Table& t) {
   for (const auto& row : t.rows) line(row);
 }
 
-void WriteMarkdownTable(std::ostream& out, const Table& t) {
+void WriteMarkdownTable(std::ostream& out, const Table& t, bool aligned) {
   auto escape = [](const std::string& s) {
     std::string e;
     for (char ch : s) {
@@ -49,18 +49,33 @@ void WriteMarkdownTable(std::ostream& out, const Table& t) {
     }
     return e;
   };
-  out << '|';
-  for (const auto& h : t.headers) out << ' ' << escape(h) << " |";
-  out << "\n|";
-  for (size_t c = 0; c < t.headers.size(); ++c) out << (Right(t, c) ? " ---: |" : " --- |");
-  out << '\n';
-  for (const auto& row : t.rows) {
+  std::vector<size_t> w(t.headers.size(), 3);
+  if (aligned) {
+    for (size_t c = 0; c < t.headers.size(); ++c)
+      w[c] = std::max(w[c], Width(escape(t.headers[c])));
+    for (const auto& row : t.rows) {
+      for (size_t c = 0; c < row.size() && c < w.size(); ++c) {
+        w[c] = std::max(w[c], Width(escape(row[c])));
+      }
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
     out << '|';
     for (size_t c = 0; c < t.headers.size(); ++c) {
-      out << ' ' << escape(c < row.size() ? row[c] : "") << " |";
+      const std::string cell = escape(c < cells.size() ? cells[c] : "");
+      const std::string pad(aligned ? w[c] - Width(cell) : 0, ' ');
+      out << ' ' << (Right(t, c) ? pad + cell : cell + pad) << " |";
     }
     out << '\n';
+  };
+  line(t.headers);
+  out << '|';
+  for (size_t c = 0; c < t.headers.size(); ++c) {
+    const std::string dashes(aligned ? w[c] - 1 : 3, '-');
+    out << (Right(t, c) ? " " + dashes + ": |" : (aligned ? " :" : " ") + dashes + " |");
   }
+  out << '\n';
+  for (const auto& row : t.rows) line(row);
 }
 
-}  // namespace pqc::report
+}  // namespace pqc
