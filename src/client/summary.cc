@@ -58,12 +58,6 @@ std::string ExpectedSigalg(const std::string& expect) {
   return expect;
 }
 
-void AddMean(MessageBytes& m, uint32_t bytes, double& sum) {
-  if (bytes == 0) return;
-  ++m.count;
-  sum += bytes;
-}
-
 // Mismatches: one reason per unexpected value, "N of M connections negotiated <what> V
 // instead of E".
 void Mismatches(const std::map<std::string, uint64_t>& counts, const std::string& expected,
@@ -143,6 +137,34 @@ PhaseSamples MeasuredPhaseSamples(const LoadResult& result) {
   return samples;
 }
 
+void HandshakeBytesTally::Add(const ConnectionRecord& c) {
+  ++handshakes_;
+  written_ += c.handshake_bytes_written;
+  read_ += c.handshake_bytes_read;
+  const std::array<uint32_t, 4> sizes = {c.client_hello_bytes, c.server_hello_bytes,
+                                         c.certificate_bytes, c.certificate_verify_bytes};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) continue;  // not in this handshake (a resumed one has no Certificate)
+    ++count_[i];
+    sum_[i] += sizes[i];
+  }
+}
+
+ByteStats HandshakeBytesTally::Bytes() const {
+  auto mean = [](uint64_t sum, uint64_t n) {
+    return Ratio(static_cast<double>(sum), static_cast<double>(n));
+  };
+  ByteStats b;
+  b.handshake_written_total = written_;
+  b.handshake_read_total = read_;
+  b.handshake_written_mean = mean(written_, handshakes_);
+  b.handshake_read_mean = mean(read_, handshakes_);
+  std::array<MessageBytes*, 4> out = {&b.client_hello, &b.server_hello, &b.certificate,
+                                      &b.certificate_verify};
+  for (size_t i = 0; i < out.size(); ++i) *out[i] = {count_[i], mean(sum_[i], count_[i])};
+  return b;
+}
+
 LoadSummary Summarize(const LoadResult& result) {
   const LoadOptions& o = result.options;
   LoadSummary s;
@@ -150,8 +172,7 @@ LoadSummary Summarize(const LoadResult& result) {
 
   PhaseSamples samples = MeasuredPhaseSamples(result);
   std::vector<double> lags;
-  double written_sum = 0, read_sum = 0;
-  double ch_sum = 0, sh_sum = 0, cert_sum = 0, cv_sum = 0;
+  HandshakeBytesTally handshake_bytes;
   uint64_t started = 0;
   // Resumption state per mode: resume connections that offered a session but did a full
   // handshake; fresh/reuse connections that resumed.
@@ -185,14 +206,7 @@ LoadSummary Summarize(const LoadResult& result) {
     if (c.resumed) ++n.resumed;
     if (c.hrr) ++n.hrr;
 
-    s.bytes.handshake_written_total += c.handshake_bytes_written;
-    s.bytes.handshake_read_total += c.handshake_bytes_read;
-    written_sum += static_cast<double>(c.handshake_bytes_written);
-    read_sum += static_cast<double>(c.handshake_bytes_read);
-    AddMean(s.bytes.client_hello, c.client_hello_bytes, ch_sum);
-    AddMean(s.bytes.server_hello, c.server_hello_bytes, sh_sum);
-    AddMean(s.bytes.certificate, c.certificate_bytes, cert_sum);
-    AddMean(s.bytes.certificate_verify, c.certificate_verify_bytes, cv_sum);
+    handshake_bytes.Add(c);
 
     if (c.mode == ConnMode::kResume) {
       if (c.offered_session) {
@@ -214,14 +228,9 @@ LoadSummary Summarize(const LoadResult& result) {
   }
   s.error_rate = Ratio(static_cast<double>(s.errors), static_cast<double>(s.connections));
 
-  const double handshakes = static_cast<double>(s.negotiated.handshakes);
-  s.bytes.handshake_written_mean = Ratio(written_sum, handshakes);
-  s.bytes.handshake_read_mean = Ratio(read_sum, handshakes);
-  s.bytes.client_hello.mean = Ratio(ch_sum, static_cast<double>(s.bytes.client_hello.count));
-  s.bytes.server_hello.mean = Ratio(sh_sum, static_cast<double>(s.bytes.server_hello.count));
-  s.bytes.certificate.mean = Ratio(cert_sum, static_cast<double>(s.bytes.certificate.count));
-  s.bytes.certificate_verify.mean =
-      Ratio(cv_sum, static_cast<double>(s.bytes.certificate_verify.count));
+  const uint64_t body_total = s.bytes.response_body_total;
+  s.bytes = handshake_bytes.Bytes();
+  s.bytes.response_body_total = body_total;
 
   LoadgenHealth& g = s.loadgen;
   std::sort(lags.begin(), lags.end());

@@ -104,6 +104,20 @@ struct ByteStats {
   uint64_t response_body_total = 0;  // body bytes of every measured request
 };
 
+// HandshakeBytesTally — the byte counts of completed handshakes, summed so that a trial's
+// summary and a study's arm pooled over trials compute their means the one same way.
+class HandshakeBytesTally {
+ public:
+  void Add(const ConnectionRecord& c);  // a connection whose handshake completed
+  uint64_t handshakes() const { return handshakes_; }
+  // Bytes: the totals and means (response_body_total is not the tally's: 0).
+  ByteStats Bytes() const;
+
+ private:
+  uint64_t handshakes_ = 0, written_ = 0, read_ = 0;
+  std::array<uint64_t, 4> count_{}, sum_{};  // ClientHello, ServerHello, Certificate, CV
+};
+
 // LoadgenHealth — the load generator's own accounting: whether it kept its schedule, which
 // is what separates "the server is slow" from "the client could not keep up".
 struct LoadgenHealth {
