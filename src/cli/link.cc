@@ -37,6 +37,20 @@ Status WriteStatsJson(const std::string& path, const link::LinkProfile& profile,
   return {};
 }
 
+void PrintMoverStats(const link::MoverStats& s) {
+  fmt::print(
+      stderr,
+      "link: {} packets ({} bytes) moved, dropped {} by loss, {} by the queue{}; release "
+      "error p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us{}{}\n",
+      s.packets, s.bytes, s.dropped_loss, s.dropped_queue,
+      s.dropped_ingress ? fmt::format(", {} by the mover's input buffer", s.dropped_ingress) : "",
+      s.release_error_p50_us, s.release_error_p99_us, s.release_error_max_us,
+      s.realtime ? "" : " (no real-time priority: expect larger errors on a busy machine)",
+      s.kernel_timestamps ? ""
+                          : " (departures stamped when read, not by the kernel: delays "
+                            "include the mover's wake-up)");
+}
+
 }  // namespace
 
 int LinkMain(int argc, char** argv) {
@@ -105,18 +119,7 @@ int LinkMain(int argc, char** argv) {
 
   auto result = link::RunOverLink(options, stderr);
   if (!result) return ReportError("link", result.error());
-  const link::MoverStats& s = result->stats;
-  fmt::print(
-      stderr,
-      "link: {} packets ({} bytes) moved, dropped {} by loss, {} by the queue{}; release "
-      "error p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us{}{}\n",
-      s.packets, s.bytes, s.dropped_loss, s.dropped_queue,
-      s.dropped_ingress ? fmt::format(", {} by the mover's input buffer", s.dropped_ingress) : "",
-      s.release_error_p50_us, s.release_error_p99_us, s.release_error_max_us,
-      s.realtime ? "" : " (no real-time priority: expect larger errors on a busy machine)",
-      s.kernel_timestamps ? ""
-                          : " (departures stamped when read, not by the kernel: delays "
-                            "include the mover's wake-up)");
+  PrintMoverStats(result->stats);
   if (!stats_json.empty()) {
     if (Status st = WriteStatsJson(stats_json, *profile, *result); !st) {
       return ReportError("link", st.error());

@@ -45,119 +45,100 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
   return scenario::ParseScenarioText(run->info.scenario_text, run->info.scenario_file, po);
 }
 
-}  // namespace
-
-int RunMain(int argc, char** argv) {
-  CLI::App app{
-      "Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
-      "the summary and the report.",
-      "pqc-bench run"};
+// RunFlags: every flag of run.
+struct RunFlags {
   std::string file, results_root = "results", resume, nginx, external, server_name, ca;
   std::vector<std::string> sets;
   uint32_t trials = 0;
   bool full = false, strict = false;
-  auto* file_opt = app.add_option("scenario", file, "scenario file (scenarios/*.toml)");
-  app.add_flag("--full", full, "the original study's scale (the scenario's [full] section)");
-  app.add_option("--set", sets, "override a setting for every arm, KEY=VALUE (e.g. duration=5s)");
-  app.add_option("--trials", trials, "trials per arm (overrides the scenario)")
+};
+
+void AddRunFlags(CLI::App& app, RunFlags& f) {
+  auto* file_opt = app.add_option("scenario", f.file, "scenario file (scenarios/*.toml)");
+  app.add_flag("--full", f.full, "the original study's scale (the scenario's [full] section)");
+  app.add_option("--set", f.sets, "override a setting for every arm, KEY=VALUE (e.g. duration=5s)");
+  app.add_option("--trials", f.trials, "trials per arm (overrides the scenario)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--results", results_root, "directory that receives the run's directory")
+  app.add_option("--results", f.results_root, "directory that receives the run's directory")
       ->capture_default_str();
   auto* resume_opt =
-      app.add_option("--resume", resume, "finish an interrupted run (its results directory)");
-  app.add_option("--nginx", nginx,
+      app.add_option("--resume", f.resume, "finish an interrupted run (its results directory)");
+  app.add_option("--nginx", f.nginx,
                  "nginx binary for target = \"nginx\" (default: $PQC_NGINX, else the build's)");
   auto* target_opt = app.add_option(
-      "--target", external,
+      "--target", f.external,
       "run every arm against your own server at HOST:PORT (target external; names are not "
       "resolved)");
-  app.add_option("--server-name", server_name,
+  app.add_option("--server-name", f.server_name,
                  "with --target: SNI, Host and the name its certificate must carry (default: the "
                  "address's host)")
       ->needs(target_opt);
-  app.add_option("--ca", ca,
+  app.add_option("--ca", f.ca,
                  "with --target: PEM file of the CA that verifies the server (default: the "
                  "system's trust store)")
       ->needs(target_opt);
-  app.add_flag("--strict", strict, "exit 1 when a trial is invalid or an arm failed");
+  app.add_flag("--strict", f.strict, "exit 1 when a trial is invalid or an arm failed");
   resume_opt->excludes(file_opt);
-  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
-  if (file.empty() && resume.empty()) {
-    return ReportError("run", MakeError(ErrorKind::kUsage,
-                                        "give a scenario file (e.g. scenarios/quick.toml) or "
-                                        "--resume DIR"));
-  }
+}
 
-  // --target and its companions are settings like any other (stored, and resumed, as --set).
-  if (!external.empty()) {
-    sets.insert(sets.end(), {"target=external", "address=" + external});
-    if (!server_name.empty()) sets.push_back("server_name=" + server_name);
+// ParseOptionsOf: --target and its companions are settings like any other (stored, and
+// resumed, as --set).
+scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
+  std::vector<std::string> sets = f.sets;
+  if (!f.external.empty()) {
+    sets.insert(sets.end(), {"target=external", "address=" + f.external});
+    if (!f.server_name.empty()) sets.push_back("server_name=" + f.server_name);
     // Absolute: the stored setting must name the same file when the run is resumed elsewhere.
-    if (!ca.empty()) sets.push_back("ca=" + AbsolutePath(ca));
+    if (!f.ca.empty()) sets.push_back("ca=" + AbsolutePath(f.ca));
   }
-  scenario::ParseOptions po{.full = full, .overrides = sets, .trials = trials};
-  auto sc = resume.empty() ? scenario::ParseScenarioFile(file, po) : ResumeScenario(resume, po);
-  if (!sc) return ReportError("run", sc.error());
-  auto plan = scenario::MakePlan(*sc);
-  if (!plan) return ReportError("run", plan.error());
+  return {.full = f.full, .overrides = sets, .trials = f.trials};
+}
 
-  if (!external.empty()) {
-    for (const scenario::Arm& a : plan->arms) {
-      if (a.settings.target != scenario::TargetKind::kExternal) {
-        return ReportError(
-            "run", MakeError(ErrorKind::kUsage,
-                             fmt::format("--target {}: arm '{}' runs on target {}, set by the "
-                                         "scenario's matrix; drop the target factor to point "
-                                         "every arm at your server",
-                                         external, a.label, TargetKindName(a.settings.target))));
-      }
+// CheckArmTargets: before any measuring, the arms' targets can be reached: --target points
+// every arm at the user's server, and an nginx arm needs an nginx to start.
+Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std::string& nginx) {
+  for (const scenario::Arm& a : plan.arms) {
+    if (!f.external.empty() && a.settings.target != scenario::TargetKind::kExternal) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--target {}: arm '{}' runs on target {}, set by the "
+                                   "scenario's matrix; drop the target factor to point every arm "
+                                   "at your server",
+                                   f.external, a.label, TargetKindName(a.settings.target)));
     }
-  }
-  scenario::RunOptions ro;
-  ro.results_root = results_root;
-  ro.resume_dir = resume;
-  ro.self_exe = SelfExe();
-  if (nginx.empty()) nginx = DefaultNginxExe();
-  ro.nginx_exe = nginx;
-  // Before any measuring: an nginx arm with no nginx to start would fail at its first trial.
-  for (const scenario::Arm& a : plan->arms) {
     if (a.settings.target == scenario::TargetKind::kNginx && nginx.empty()) {
-      return ReportError(
-          "run", MakeError(ErrorKind::kUsage, "arm '" + a.label +
-                                                  "' runs on nginx, and no nginx is known: pass "
-                                                  "--nginx PATH or set PQC_NGINX (scripts/setup.sh "
-                                                  "builds it and prints it in env.sh)"));
+      return MakeError(ErrorKind::kUsage,
+                       "arm '" + a.label +
+                           "' runs on nginx, and no nginx is known: pass --nginx PATH or set "
+                           "PQC_NGINX (scripts/setup.sh builds it and prints it in env.sh)");
     }
   }
-  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}};
-  fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
-             sc->trials, plan->trials.size(), resume.empty() ? "" : " (resuming)");
-  auto outcome = scenario::RunPlan(*sc, *plan, ro);
-  if (!outcome) return ReportError("run", outcome.error());
+  return {};
+}
 
-  auto db = results::OpenResults(outcome->dir);
-  if (!db) return ReportError("run", db.error());
+// ReportRun: the summary table and files of the stored run, then the exit status: a run in
+// which no arm produced a valid trial measured nothing, whatever --strict says (counted over
+// the whole stored run: a resumed run's earlier trials count).
+int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
+  auto fail = [](const Error& e) { return ReportError("run", e); };
+  auto db = results::OpenResults(outcome.dir);
+  if (!db) return fail(db.error());
   auto stored = results::ReadRun(*db);
-  if (!stored) return ReportError("run", stored.error());
+  if (!stored) return fail(stored.error());
   scenario::FillStoredNetworkFacts(stored->info);  // a resumed file of schema version 1 or 2
   auto summary = report::BuildStudySummary(*db, *stored);
-  if (!summary) return ReportError("run", summary.error());
+  if (!summary) return fail(summary.error());
   std::cout << '\n';
   if (Status st = report::WriteReport(std::cout, *summary, report::Format::kTable); !st) {
-    return ReportError("run", st.error());
+    return fail(st.error());
   }
-  if (Status st = report::WriteReportFiles(outcome->dir, *summary); !st) {
-    return ReportError("run", st.error());
-  }
+  if (Status st = report::WriteReportFiles(outcome.dir, *summary); !st) return fail(st.error());
   fmt::print("\nresults: {}/ (results.sqlite, summary.md, summary.json, report.html)\n",
-             outcome->dir);
+             outcome.dir);
   std::fflush(stdout);
-  // Over the whole stored run (a resumed run's earlier trials count): a run in which no arm
-  // produced a valid trial measured nothing, whatever --strict says.
   const auto valid = std::count_if(stored->trials.begin(), stored->trials.end(),
                                    [](const results::StoredTrial& t) { return t.valid; });
-  if (!outcome->complete) {
-    fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome->dir);
+  if (!outcome.complete) {
+    fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome.dir);
   }
   if (valid == 0) {
     const auto failed =
@@ -169,9 +150,46 @@ int RunMain(int argc, char** argv) {
                failed, stored->arms.size(), stored->trials.size());
     return kExitInvalid;
   }
-  if (!outcome->complete) return kExitInvalid;
-  if (strict && (outcome->trials_invalid > 0 || outcome->arms_failed > 0)) return kExitInvalid;
+  if (!outcome.complete) return kExitInvalid;
+  if (strict && (outcome.trials_invalid > 0 || outcome.arms_failed > 0)) return kExitInvalid;
   return kExitOk;
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  CLI::App app{
+      "Run a scenario: every arm × trial in interleaved order, stored in SQLite, then "
+      "the summary and the report.",
+      "pqc-bench run"};
+  RunFlags f;
+  AddRunFlags(app, f);
+  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (f.file.empty() && f.resume.empty()) {
+    return ReportError("run", MakeError(ErrorKind::kUsage,
+                                        "give a scenario file (e.g. scenarios/quick.toml) or "
+                                        "--resume DIR"));
+  }
+  scenario::ParseOptions po = ParseOptionsOf(f);
+  auto sc =
+      f.resume.empty() ? scenario::ParseScenarioFile(f.file, po) : ResumeScenario(f.resume, po);
+  if (!sc) return ReportError("run", sc.error());
+  auto plan = scenario::MakePlan(*sc);
+  if (!plan) return ReportError("run", plan.error());
+  scenario::RunOptions ro;
+  ro.results_root = f.results_root;
+  ro.resume_dir = f.resume;
+  ro.self_exe = SelfExe();
+  ro.nginx_exe = f.nginx.empty() ? DefaultNginxExe() : f.nginx;
+  if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe); !st) {
+    return ReportError("run", st.error());
+  }
+  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}};
+  fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
+             sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
+  auto outcome = scenario::RunPlan(*sc, *plan, ro);
+  if (!outcome) return ReportError("run", outcome.error());
+  return ReportRun(*outcome, f.strict);
 }
 
 }  // namespace pqc::cli
