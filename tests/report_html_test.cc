@@ -25,6 +25,7 @@
 #include "report/html_report.h"
 #include "report/html_text.h"
 #include "report/summary_json.h"
+#include "summary_fixtures.h"
 
 extern char** environ;
 
@@ -501,15 +502,7 @@ TEST_P(BrowserTest, RendersEveryChartOfflineWithoutErrors) {
   EXPECT_GT(fs::file_size(png), 20000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BrowserTest,
-                         ::testing::Values("summary_fresh_study.json", "summary_rtt_sweep.json",
-                                           "summary_payload_sweep.json",
-                                           "summary_failed_slhdsa.json", "summary_incomplete.json",
-                                           "summary_script_title.json"),
-                         [](const ::testing::TestParamInfo<std::string>& fixture) {
-                           std::string name = fs::path(fixture.param).stem().string();
-                           return name.substr(name.find('_') + 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, BrowserTest, kSummaryFixtures, SummaryFixtureName);
 
 }  // namespace
 }  // namespace pqc

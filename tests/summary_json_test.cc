@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "summary_fixtures.h"
+
 namespace pqc {
 namespace {
 
@@ -34,15 +36,7 @@ TEST_P(SummaryFixture, ReadsAndWritesBackByteForByte) {
   EXPECT_EQ(report::SummaryJson(*summary).dump(2) + "\n", text);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, SummaryFixture,
-                         ::testing::Values("summary_fresh_study.json", "summary_rtt_sweep.json",
-                                           "summary_payload_sweep.json",
-                                           "summary_failed_slhdsa.json", "summary_incomplete.json",
-                                           "summary_script_title.json"),
-                         [](const ::testing::TestParamInfo<std::string>& fixture) {
-                           std::string name = fs::path(fixture.param).stem().string();
-                           return name.substr(name.find('_') + 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, SummaryFixture, kSummaryFixtures, SummaryFixtureName);
 
 TEST(StudySummaryJson, UncomputableNumbersAreNullNeverZero) {
   report::Summary s;
