@@ -76,7 +76,9 @@ void ReadValue(const ordered_json& v, ordered_json& out) {
 void ReadValue(const ordered_json& v,
                std::array<std::optional<PhaseSummary>, kAllPhases.size()>& out) {
   RequireObject(v);
-  for (const auto& [name, value] : v.items()) {
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string& name = it.key();
+    const ordered_json& value = it.value();
     const auto* p = std::find_if(kAllPhases.begin(), kAllPhases.end(),
                                  [&](Phase phase) { return PhaseName(phase) == name; });
     Step(name, [&] {
