@@ -49,25 +49,27 @@ void Step(std::string_view step, F&& read) {
   }
 }
 
+// Scalar: `v` into `out` when `is_kind` says it has the type, else a failure naming `kind`.
+template <class T>
+void Scalar(const ordered_json& v, T& out, bool (ordered_json::*is_kind)() const noexcept,
+            std::string_view kind) {
+  if (!(v.*is_kind)()) Fail(kind, v);
+  out = v.get<T>();
+}
 void ReadValue(const ordered_json& v, double& out) {
-  if (!v.is_number()) Fail("a number", v);
-  out = v.get<double>();
+  Scalar(v, out, &ordered_json::is_number, "a number");
 }
 void ReadValue(const ordered_json& v, uint64_t& out) {
-  if (!v.is_number_unsigned()) Fail("a non-negative integer", v);
-  out = v.get<uint64_t>();
+  Scalar(v, out, &ordered_json::is_number_unsigned, "a non-negative integer");
 }
 void ReadValue(const ordered_json& v, int64_t& out) {
-  if (!v.is_number_integer()) Fail("an integer", v);
-  out = v.get<int64_t>();
+  Scalar(v, out, &ordered_json::is_number_integer, "an integer");
 }
 void ReadValue(const ordered_json& v, bool& out) {
-  if (!v.is_boolean()) Fail("true or false", v);
-  out = v.get<bool>();
+  Scalar(v, out, &ordered_json::is_boolean, "true or false");
 }
 void ReadValue(const ordered_json& v, std::string& out) {
-  if (!v.is_string()) Fail("a string", v);
-  out = v.get<std::string>();
+  Scalar(v, out, &ordered_json::is_string, "a string");
 }
 // The arm's echo of its settings: any object (its keys belong to the scenario).
 void ReadValue(const ordered_json& v, ordered_json& out) {
