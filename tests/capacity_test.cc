@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "report/study_summary.h"
+#include "report/summary_json.h"
 #include "report/text_report.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
@@ -194,7 +195,7 @@ class CapacityDbTest : public ::testing::Test {
     ASSERT_TRUE(w->Finish("2026-11-30T03:01:00Z", true));
   }
 
-  Result<nlohmann::ordered_json> Summary() {
+  Result<report::Summary> Summary() {
     auto db = results::OpenResults(Path());
     if (!db) return db.error();
     auto run = results::ReadRun(*db);
@@ -240,18 +241,20 @@ TEST_F(CapacityDbTest, SchemaOneFilesReadWithNullFloors) {
   EXPECT_EQ(run->schema_version, 1);
   EXPECT_FALSE(run->arms[0].floor.has_value());
   EXPECT_TRUE(run->info.speed.is_null());
-  auto s = report::BuildStudySummary(*db, *run, {.resamples = 50, .confidence = 0.95});
-  ASSERT_TRUE(s) << s.error().message;
-  EXPECT_TRUE((*s)["arms"][0]["cpu"]["floor_server_us"].is_null());
-  EXPECT_TRUE((*s)["arms"][0]["cpu"]["server_floor_ratio"].is_null());
-  EXPECT_DOUBLE_EQ((*s)["arms"][0]["cpu"]["server_us_per_handshake"].get<double>(), 225);
+  auto typed = report::BuildStudySummary(*db, *run, {.resamples = 50, .confidence = 0.95});
+  ASSERT_TRUE(typed) << typed.error().message;
+  const nlohmann::ordered_json s = report::SummaryJson(*typed);
+  EXPECT_TRUE(s["arms"][0]["cpu"]["floor_server_us"].is_null());
+  EXPECT_TRUE(s["arms"][0]["cpu"]["server_floor_ratio"].is_null());
+  EXPECT_DOUBLE_EQ(s["arms"][0]["cpu"]["server_us_per_handshake"].get<double>(), 225);
 }
 
 TEST_F(CapacityDbTest, SummaryFillsFloorsRatiosAndCapacity) {
   Write(true);
-  auto s = Summary();
-  ASSERT_TRUE(s) << s.error().message;
-  const auto& cpu1 = (*s)["arms"][0]["cpu"];
+  auto typed = Summary();
+  ASSERT_TRUE(typed) << typed.error().message;
+  const nlohmann::ordered_json s = report::SummaryJson(*typed);
+  const auto& cpu1 = s["arms"][0]["cpu"];
   // Pooled: (1.0 + 1.25) s / 10000 handshakes = 225 µs; floor 50 → 4.5×.
   EXPECT_DOUBLE_EQ(cpu1["server_us_per_handshake"].get<double>(), 225);
   EXPECT_DOUBLE_EQ(cpu1["floor_server_us"].get<double>(), 50);
@@ -261,7 +264,7 @@ TEST_F(CapacityDbTest, SummaryFillsFloorsRatiosAndCapacity) {
   EXPECT_DOUBLE_EQ(cpu1["floor_client_us"].get<double>(), 150);
   EXPECT_DOUBLE_EQ(cpu1["client_floor_ratio"].get<double>(), 500.0 / 150.0);
 
-  const auto& cap = (*s)["capacity"];
+  const auto& cap = s["capacity"];
   ASSERT_EQ(cap["arms"].size(), 2u);
   const auto& c1 = cap["arms"][0];
   const auto& c2 = cap["arms"][1];
@@ -292,7 +295,7 @@ TEST_F(CapacityDbTest, SummaryFillsFloorsRatiosAndCapacity) {
   EXPECT_EQ(c2["line"], "50 % more server CPU per handshake than classical");
 
   std::ostringstream text;
-  report::WriteStudyText(text, *s, report::TextStyle::kTerminal);
+  report::WriteStudyText(text, *typed, report::TextStyle::kTerminal);
   EXPECT_NE(text.str().find("X25519MLKEM768 · ml-dsa-44 [embedded]: 50 % more server CPU per "
                             "handshake than classical (+50 % to +50 % over 2 paired blocks) — "
                             "baseline X25519 · ecdsa-p256"),
@@ -300,7 +303,7 @@ TEST_F(CapacityDbTest, SummaryFillsFloorsRatiosAndCapacity) {
       << text.str();
   EXPECT_NE(text.str().find("4.50×"), std::string::npos) << text.str();
   std::ostringstream md;
-  report::WriteStudyText(md, *s, report::TextStyle::kMarkdown);
+  report::WriteStudyText(md, *typed, report::TextStyle::kMarkdown);
   EXPECT_NE(md.str().find("## Server capacity: handshakes/s per server core"), std::string::npos)
       << md.str();
 }

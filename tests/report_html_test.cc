@@ -24,6 +24,8 @@
 #include "report/chart_specs.h"
 #include "report/html_report.h"
 #include "report/html_text.h"
+#include "report/summary_json.h"
+#include "summary_fixtures.h"
 
 extern char** environ;
 
@@ -39,9 +41,16 @@ json LoadFixture(const std::string& name) {
   return json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
+// Typed: a fixture (or an edited copy) as the summary every reporter reads.
+report::Summary Typed(const json& document) {
+  auto summary = report::ReadSummary(nlohmann::ordered_json(document));
+  EXPECT_TRUE(summary.ok()) << summary.error().message;
+  return summary ? *summary : report::Summary{};
+}
+
 std::string Html(const json& summary) {
   std::ostringstream out;
-  Status status = WriteHtmlReport(summary, out);
+  Status status = WriteHtmlReport(Typed(summary), out);
   EXPECT_TRUE(status.ok()) << status.error().message;
   return out.str();
 }
@@ -94,7 +103,8 @@ TEST(HtmlText, FormatsMillisecondsWithMicrosecondPrecision) {
 // ---- chart specifications ---------------------------------------------------------------
 
 TEST(ChartSpecs, FreshStudyDrawsSpectrumBarsAndBytesButNoSweeps) {
-  std::vector<report::Chart> charts = report::BuildCharts(LoadFixture("summary_fresh_study.json"));
+  std::vector<report::Chart> charts =
+      report::BuildCharts(Typed(LoadFixture("summary_fresh_study.json")));
   ASSERT_EQ(charts.size(), 5u);
   EXPECT_TRUE(Find(charts, "chart-spectrum").drawn());
   EXPECT_EQ(Find(charts, "chart-spectrum").series, 2u);
@@ -111,7 +121,7 @@ TEST(ChartSpecs, FreshStudyDrawsSpectrumBarsAndBytesButNoSweeps) {
 }
 
 TEST(ChartSpecs, SpectrumPlacesTheTailOnAStretchedAxis) {
-  const report::Chart chart = report::SpectrumChart(LoadFixture("summary_fresh_study.json"));
+  const report::Chart chart = report::SpectrumChart(Typed(LoadFixture("summary_fresh_study.json")));
   const json& rows = chart.spec["data"]["values"];
   bool saw_p999 = false, saw_max = false;
   double deepest = 0;  // the deepest percentile below the maximum (p99.9, or p99.99 with 10^4)
@@ -131,13 +141,13 @@ TEST(ChartSpecs, SpectrumPlacesTheTailOnAStretchedAxis) {
   EXPECT_TRUE(saw_p999 && saw_max);
   EXPECT_FALSE(chart.spec["encoding"]["y"].contains("scale"));  // 0.7 to 7.5 ms: linear
   // An RTT sweep spans 1 ms to 1.5 s: a log axis keeps the loopback arms readable.
-  const report::Chart sweep = report::SpectrumChart(LoadFixture("summary_rtt_sweep.json"));
+  const report::Chart sweep = report::SpectrumChart(Typed(LoadFixture("summary_rtt_sweep.json")));
   EXPECT_EQ(sweep.spec["encoding"]["y"]["scale"]["type"], "log");
   EXPECT_EQ(sweep.spec["encoding"]["color"]["scale"]["scheme"], "category20");  // 12 arms
 }
 
 TEST(ChartSpecs, RttSweepHasOneLinePerChain) {
-  json summary = LoadFixture("summary_rtt_sweep.json");
+  const report::Summary summary = Typed(LoadFixture("summary_rtt_sweep.json"));
   const report::Chart rtt = report::RttSweepChart(summary);
   ASSERT_TRUE(rtt.drawn()) << rtt.omitted;
   EXPECT_EQ(rtt.series, 3u);
@@ -147,7 +157,8 @@ TEST(ChartSpecs, RttSweepHasOneLinePerChain) {
 }
 
 TEST(ChartSpecs, PayloadSweepUsesALogAxisAndOneLinePerGroup) {
-  const report::Chart chart = report::PayloadSweepChart(LoadFixture("summary_payload_sweep.json"));
+  const report::Chart chart =
+      report::PayloadSweepChart(Typed(LoadFixture("summary_payload_sweep.json")));
   ASSERT_TRUE(chart.drawn()) << chart.omitted;
   EXPECT_EQ(chart.series, 2u);
   EXPECT_EQ(chart.spec["layer"][0]["encoding"]["x"]["scale"]["type"], "log");
@@ -155,7 +166,7 @@ TEST(ChartSpecs, PayloadSweepUsesALogAxisAndOneLinePerGroup) {
 
 TEST(ChartSpecs, FailedArmIsLeftOutOfEveryChart) {
   std::vector<report::Chart> charts =
-      report::BuildCharts(LoadFixture("summary_failed_slhdsa.json"));
+      report::BuildCharts(Typed(LoadFixture("summary_failed_slhdsa.json")));
   EXPECT_EQ(Find(charts, "chart-spectrum").series, 2u);
   EXPECT_EQ(Find(charts, "chart-phases").series, 2u);
   EXPECT_EQ(Find(charts, "chart-bytes").series, 2u);
@@ -165,7 +176,7 @@ TEST(ChartSpecs, FailedArmIsLeftOutOfEveryChart) {
 TEST(ChartSpecs, NoValidArmOmitsEveryChartWithAReason) {
   json summary = LoadFixture("summary_incomplete.json");
   for (json& arm : summary["arms"]) arm["status"] = "invalid";
-  for (const report::Chart& chart : report::BuildCharts(summary)) {
+  for (const report::Chart& chart : report::BuildCharts(Typed(summary))) {
     EXPECT_FALSE(chart.drawn()) << chart.id;
     EXPECT_FALSE(chart.omitted.empty()) << chart.id;
   }
@@ -177,27 +188,49 @@ TEST(ChartSpecs, NoValidArmOmitsEveryChartWithAReason) {
 // ---- the page as text -------------------------------------------------------------------
 
 TEST(HtmlReport, RejectsADocumentThatIsNotASummary) {
-  std::ostringstream out;
-  Status status = WriteHtmlReport(json::array({1, 2}), out);
+  auto status = report::ReadSummary(nlohmann::ordered_json::array({1, 2}));
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kConfig);
   EXPECT_NE(status.error().message.find("pqc-bench/summary/1"), std::string::npos);
-  status = WriteHtmlReport({{"schema", "pqc-bench/summary/1"}, {"run", 3}}, out);
+  status = report::ReadSummary({{"schema", "pqc-bench/summary/1"}, {"run", 3}});
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().message.find("\"arms\""), std::string::npos);
 }
 
-TEST(HtmlReport, SurvivesMistypedFields) {
-  json summary = LoadFixture("summary_fresh_study.json");
-  summary["factors"] = "group";
-  summary["arms"][0]["phases"]["handshake"]["p50"] = "fast";
-  summary["arms"][0]["phases"]["handshake"]["spectrum"] = {{{"q", "half"}, {"us", nullptr}}};
-  summary["arms"][1]["bytes"] = json::array();
-  summary["arms"][1]["trials"] = 3;
-  summary["comparisons"][0]["diffs"] = nullptr;
-  summary["run"]["complete"] = "yes";
-  std::string html = Html(summary);
-  EXPECT_NE(html.find("INCOMPLETE"), std::string::npos);  // only a boolean true is complete
+// A hand-edited document is refused with the path of its first bad field, never thrown on
+// and never half shown.
+TEST(HtmlReport, RefusesMistypedFieldsNamingThem) {
+  const json fixture = LoadFixture("summary_fresh_study.json");
+  const std::pair<std::string, json> edits[] = {
+      {"/factors", "group"},
+      {"/arms/0/phases/handshake/p50", "fast"},
+      {"/arms/0/phases/handshake/spectrum", {{{"q", "half"}, {"us", nullptr}}}},
+      {"/arms/1/bytes", json::array()},
+      {"/arms/1/trials", 3},
+      {"/comparisons/0/diffs", nullptr},
+      {"/run/complete", "yes"}};
+  const char* paths[] = {"factors",
+                         "arms[0].phases.handshake.p50",
+                         "arms[0].phases.handshake.spectrum[0].q",
+                         "arms[1].bytes",
+                         "arms[1].trials",
+                         "comparisons[0].diffs",
+                         "run.complete"};
+  for (size_t i = 0; i < std::size(edits); ++i) {
+    json summary = fixture;
+    summary[json::json_pointer(edits[i].first)] = edits[i].second;
+    auto typed = report::ReadSummary(nlohmann::ordered_json(summary));
+    ASSERT_FALSE(typed.ok()) << edits[i].first;
+    EXPECT_EQ(typed.error().kind, ErrorKind::kConfig);
+    EXPECT_NE(typed.error().message.find(std::string(paths[i]) + ": expected"), std::string::npos)
+        << typed.error().message;
+  }
+  json missing = fixture;
+  missing["arms"][0].erase("cpu");
+  auto typed = report::ReadSummary(nlohmann::ordered_json(missing));
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.error().message.find("arms[0].cpu: missing"), std::string::npos)
+      << typed.error().message;
 }
 
 TEST(HtmlReport, EscapesAHostileTitleAndLabels) {
@@ -346,7 +379,7 @@ Browsed Browse(const std::string& fixture) {
   fs::path html = OutDir() / (stem + ".html");
   {
     std::ofstream out(html);
-    Status status = WriteHtmlReport(LoadFixture(fixture), out);
+    Status status = WriteHtmlReport(Typed(LoadFixture(fixture)), out);
     EXPECT_TRUE(status.ok()) << status.error().message;
   }
   return RunChecker(html, OutDir() / (stem + ".png"));
@@ -395,7 +428,7 @@ class BrowserTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(BrowserTest, RendersEveryChartOfflineWithoutErrors) {
   std::string fixture = GetParam();
-  std::vector<report::Chart> charts = report::BuildCharts(LoadFixture(fixture));
+  std::vector<report::Chart> charts = report::BuildCharts(Typed(LoadFixture(fixture)));
   Browsed browsed = Browse(fixture);
   json r = browsed.result;  // not const: a missing key reads as null instead of asserting
   ASSERT_TRUE(r.is_object()) << "no result from check_report.mjs (exit " << browsed.exit_code
@@ -469,15 +502,7 @@ TEST_P(BrowserTest, RendersEveryChartOfflineWithoutErrors) {
   EXPECT_GT(fs::file_size(png), 20000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BrowserTest,
-                         ::testing::Values("summary_fresh_study.json", "summary_rtt_sweep.json",
-                                           "summary_payload_sweep.json",
-                                           "summary_failed_slhdsa.json", "summary_incomplete.json",
-                                           "summary_script_title.json"),
-                         [](const ::testing::TestParamInfo<std::string>& fixture) {
-                           std::string name = fs::path(fixture.param).stem().string();
-                           return name.substr(name.find('_') + 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, BrowserTest, kSummaryFixtures, SummaryFixtureName);
 
 }  // namespace
 }  // namespace pqc

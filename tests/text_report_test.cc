@@ -10,6 +10,7 @@
 #include <string>
 
 #include "report/report_files.h"
+#include "report/summary_json.h"
 
 namespace pqc {
 namespace {
@@ -19,9 +20,12 @@ nlohmann::ordered_json Fixture(const std::string& name) {
   return nlohmann::ordered_json::parse(in);
 }
 
-std::string Table(const nlohmann::ordered_json& summary) {
+std::string Table(const nlohmann::ordered_json& document) {
+  auto summary = report::ReadSummary(document);
+  EXPECT_TRUE(summary.ok()) << summary.error().message;
+  if (!summary) return {};
   std::ostringstream out;
-  Status st = report::WriteReport(out, summary, report::Format::kTable);
+  Status st = report::WriteReport(out, *summary, report::Format::kTable);
   EXPECT_TRUE(st.ok()) << st.error().message;
   return out.str();
 }

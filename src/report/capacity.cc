@@ -12,14 +12,8 @@
 namespace pqc::report {
 namespace {
 
-using nlohmann::ordered_json;
-
-ordered_json Num(double v) {
-  return std::isfinite(v) ? ordered_json(v) : ordered_json();
-}
-
-ordered_json Pair(double lo, double hi) {
-  return ordered_json::array({Num(lo), Num(hi)});
+Bounds Pair(double lo, double hi) {
+  return {Finite(lo), Finite(hi)};
 }
 
 double UsPerHandshake(const CapacityTrial& t) {
@@ -84,38 +78,35 @@ std::optional<size_t> BaselineOf(const std::vector<CapacityArm>& arms, size_t i)
   return std::nullopt;
 }
 
-ordered_json CapacityJson(const std::vector<CapacityArm>& arms, double confidence) {
-  ordered_json doc;
-  doc["basis"] =
+CapacitySummary CapacityOf(const std::vector<CapacityArm>& arms, double confidence) {
+  CapacitySummary doc;
+  doc.basis =
       "one value per trial: the server process tree's own CPU (rusage user + sys) divided by "
       "the handshakes it completed in that trial (nginx counts none: the client's completed "
       "handshakes, warm-up included like the CPU); mean over trials, Student t interval over "
       "trials; handshakes/s per core = 1e6 / that mean";
-  doc["confidence"] = confidence;
+  doc.confidence = confidence;
   std::vector<MeanInterval> cpu(arms.size());
   for (size_t i = 0; i < arms.size(); ++i) {
     const std::vector<double> v = PerTrial(arms[i]);
     cpu[i] = TInterval(v, confidence);
   }
-  ordered_json list = ordered_json::array();
   for (size_t i = 0; i < arms.size(); ++i) {
     const CapacityArm& a = arms[i];
     if (a.failed) continue;
     const MeanInterval& m = cpu[i];
-    ordered_json j;
-    j["arm"] = a.id;
-    j["label"] = a.label;
-    j["target"] = a.target;
-    j["trials"] = m.n;
-    j["from_invalid_trials"] = a.from_invalid;
-    ordered_json per_trial = ordered_json::array();
-    for (double v : PerTrial(a)) per_trial.push_back(Num(v));
-    j["server_us_per_handshake"] = {
-        {"mean", Num(m.n > 0 ? m.mean : NAN)}, {"ci", Pair(m.lo, m.hi)}, {"per_trial", per_trial}};
+    CapacityArmSummary& out = doc.arms.emplace_back();
+    out.arm = a.id;
+    out.label = a.label;
+    out.target = a.target;
+    out.trials = m.n;
+    out.from_invalid_trials = a.from_invalid;
+    for (double v : PerTrial(a)) out.server_us_per_handshake.per_trial.push_back(Finite(v));
+    out.server_us_per_handshake.mean = Finite(m.n > 0 ? m.mean : NAN);
+    out.server_us_per_handshake.ci = Pair(m.lo, m.hi);
     // 1e6/x falls as x rises: the interval's ends swap.
-    j["handshakes_per_core_s"] = {
-        {"estimate", Num(m.n > 0 && m.mean > 0 ? 1e6 / m.mean : NAN)},
-        {"ci", Pair(m.hi > 0 ? 1e6 / m.hi : NAN, m.lo > 0 ? 1e6 / m.lo : NAN)}};
+    out.handshakes_per_core_s = {Finite(m.n > 0 && m.mean > 0 ? 1e6 / m.mean : NAN),
+                                 Pair(m.hi > 0 ? 1e6 / m.hi : NAN, m.lo > 0 ? 1e6 / m.lo : NAN)};
     double busy = 0;
     int busy_n = 0;
     for (const CapacityTrial& t : a.trials) {
@@ -124,28 +115,24 @@ ordered_json CapacityJson(const std::vector<CapacityArm>& arms, double confidenc
         ++busy_n;
       }
     }
-    j["server_busy"] = Num(busy_n > 0 ? busy / busy_n : NAN);
+    out.server_busy = Finite(busy_n > 0 ? busy / busy_n : NAN);
     const double floor = a.floor_server_us ? *a.floor_server_us : NAN;
-    j["floor_server_us"] = Num(floor);
-    j["floor_ratio"] = Num(m.n > 0 && floor > 0 ? m.mean / floor : NAN);
+    out.floor_server_us = Finite(floor);
+    out.floor_ratio = Finite(m.n > 0 && floor > 0 ? m.mean / floor : NAN);
     const std::optional<size_t> base = BaselineOf(arms, i);
-    j["baseline"] = base ? ordered_json(arms[*base].id) : ordered_json();
-    j["baseline_label"] = base ? ordered_json(arms[*base].label) : ordered_json();
     if (base) {
+      out.baseline = arms[*base].id;
+      out.baseline_label = arms[*base].label;
       const MeanInterval& b = cpu[*base];
       const double pct = m.n > 0 && b.n > 0 && b.mean > 0 ? (m.mean / b.mean - 1) * 100 : NAN;
       const std::vector<double> paired = PairedIncrease(a, arms[*base]);
       const MeanInterval p = TInterval(paired, confidence);
-      j["more_cpu_pct"] = {
-          {"estimate", Num(pct)}, {"ci", Pair(p.lo, p.hi)}, {"paired_blocks", p.n}};
-      j["line"] = Line(pct);
+      out.more_cpu_pct = MoreCpu{Finite(pct), Pair(p.lo, p.hi), p.n};
+      out.line = Line(pct);
     } else {
-      j["more_cpu_pct"] = nullptr;
-      j["line"] = IsClassical(a.group, a.chain) ? "classical baseline" : "no classical baseline";
+      out.line = IsClassical(a.group, a.chain) ? "classical baseline" : "no classical baseline";
     }
-    list.push_back(std::move(j));
   }
-  doc["arms"] = std::move(list);
   return doc;
 }
 

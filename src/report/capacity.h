@@ -7,11 +7,12 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "report/summary.h"
 
 namespace pqc::report {
 
@@ -44,11 +45,9 @@ bool IsClassical(const std::string& group, const std::string& chain);
 // (none, or arm i is its own baseline).
 std::optional<size_t> BaselineOf(const std::vector<CapacityArm>& arms, size_t i);
 
-// CapacityJson: {"basis", "confidence", "arms": [{arm, label, target, trials,
-// server_us_per_handshake {mean, ci, per_trial}, handshakes_per_core_s {estimate, ci},
-// server_busy (CPU s / wall s of the server: 1.0 = one core saturated), floor_server_us,
-// floor_ratio, baseline, baseline_label, more_cpu_pct {estimate, ci,
-// paired_blocks}, line}]}. Undefined numbers are null.
-nlohmann::ordered_json CapacityJson(const std::vector<CapacityArm>& arms, double confidence);
+// CapacityOf: the summary's "capacity": per arm that ran, server CPU per handshake over
+// trials, handshakes/s per core, server busy (CPU s / wall s of the server: 1.0 = one core
+// saturated), the floor ratio and the increase over its classical baseline.
+CapacitySummary CapacityOf(const std::vector<CapacityArm>& arms, double confidence);
 
 }  // namespace pqc::report

@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "core/slow_start.h"
-#include "report/summary_fields.h"
 
 namespace pqc::report {
 namespace {
@@ -34,52 +33,32 @@ Chart Omitted(Chart chart, std::string reason) {
   return chart;
 }
 
-bool ArmOk(const json& arm) {
-  return Text(arm, "status") == "ok";
+bool ArmOk(const ArmSummary& arm) {
+  return arm.status == "ok";
 }
 
-const json* Phase(const json& arm, std::string_view phase) {
-  const json* phases = Field(arm, "phases");
-  return phases == nullptr ? nullptr : Field(*phases, phase);
-}
-
-std::optional<double> PhaseStat(const json& arm, std::string_view phase, std::string_view stat) {
-  const json* p = Phase(arm, phase);
-  return p == nullptr ? std::nullopt : Number(*p, stat);
-}
-
-// CiBound: phases.<phase>.ci.<stat>[index], when present.
-std::optional<double> CiBound(const json& arm, std::string_view phase, std::string_view stat,
-                              size_t index) {
-  const json* p = Phase(arm, phase);
-  const json* ci = p == nullptr ? nullptr : Field(*p, "ci");
-  const json* range = ci == nullptr ? nullptr : Field(*ci, stat);
-  if (range == nullptr || !range->is_array() || range->size() != 2) return std::nullopt;
-  const json& bound = (*range)[index];
-  if (!bound.is_number()) return std::nullopt;
-  return bound.get<double>();
+// Percentile: the p50 or p99 of one phase, with its interval.
+struct PercentileOf {
+  std::optional<double> value;
+  Bounds ci;
+};
+PercentileOf PhasePercentile(const ArmSummary& arm, Phase phase, Statistic stat) {
+  const PhaseSummary* p = arm.phase(phase);
+  if (p == nullptr) return {};
+  return {stat == Statistic::kP50 ? p->p50 : p->p99, OfStatistic(p->ci, stat)};
 }
 
 json Ms(std::optional<double> us) {
   return us ? json(*us / 1000.0) : json(nullptr);
 }
 
-std::vector<std::string> Factors(const json& summary) {
-  std::vector<std::string> factors;
-  for (const json* f : Items(summary, "factors")) {
-    if (f->is_string()) factors.push_back(f->get<std::string>());
-  }
-  return factors;
-}
-
 // SeriesName: the arm's values of every varying factor except `swept`, joined with " · ".
-std::string SeriesName(const json& arm, const std::vector<std::string>& factors,
+std::string SeriesName(const ArmSummary& arm, const std::vector<std::string>& factors,
                        std::string_view swept) {
-  const json* values = Field(arm, "factors");
   std::string name;
   for (const std::string& factor : factors) {
-    if (factor == swept || values == nullptr) continue;
-    std::string value = Text(*values, factor, "?");
+    if (factor == swept) continue;
+    std::string value = arm.FactorText(factor, "?");
     name += name.empty() ? value : " · " + value;
   }
   return name.empty() ? "all arms" : name;
@@ -98,7 +77,7 @@ std::string Percentile(double q) {
 
 }  // namespace
 
-Chart SpectrumChart(const json& summary) {
+Chart SpectrumChart(const Summary& summary) {
   Chart chart{.id = "chart-spectrum",
               .title = "Latency by percentile",
               .caption =
@@ -110,26 +89,28 @@ Chart SpectrumChart(const json& summary) {
   };
   std::vector<Point> points;
   json arm_order = json::array();   // legend in the summary's arm order
-  std::vector<std::string> phases;  // in kPhases order, those with at least one spectrum
+  std::vector<std::string> phases;  // in phase order, those with at least one spectrum
   std::map<std::string, std::set<std::string>> arms_by_phase;
   double tail = 0;  // the largest finite axis position
-  for (std::string_view phase : kPhases) {
-    for (const json* arm : Items(summary, "arms")) {
-      if (!ArmOk(*arm)) continue;
-      const json* p = Phase(*arm, phase);
+  for (Phase phase_id : kAllPhases) {
+    const std::string phase(PhaseName(phase_id));
+    for (const ArmSummary& arm : summary.arms) {
+      if (!ArmOk(arm)) continue;
+      const PhaseSummary* p = arm.phase(phase_id);
       if (p == nullptr) continue;
-      for (const json* point : Items(*p, "spectrum")) {
-        std::optional<double> q = Number(*point, "q"), us = Number(*point, "us");
-        if (!q || !us || *q < 0 || *q > 1) continue;
-        points.push_back({ArmName(*arm), std::string(phase), *q, *us});
-        if (std::find(arm_order.begin(), arm_order.end(), ArmName(*arm)) == arm_order.end()) {
-          arm_order.push_back(ArmName(*arm));
+      for (const SpectrumPoint& point : p->spectrum) {
+        const double q = point.q;
+        if (!point.us || !std::isfinite(q) || q < 0 || q > 1) continue;
+        const std::string name = arm.Name();
+        points.push_back({name, phase, q, *point.us});
+        if (std::find(arm_order.begin(), arm_order.end(), name) == arm_order.end()) {
+          arm_order.push_back(name);
         }
-        arms_by_phase[std::string(phase)].insert(ArmName(*arm));
-        if (*q < 1) tail = std::max(tail, -std::log10(1 - *q));
+        arms_by_phase[phase].insert(name);
+        if (q < 1) tail = std::max(tail, -std::log10(1 - q));
       }
     }
-    if (arms_by_phase.count(std::string(phase)) != 0) phases.emplace_back(phase);
+    if (arms_by_phase.count(phase) != 0) phases.push_back(phase);
   }
   if (points.empty()) return Omitted(chart, "no arm has a latency spectrum (no valid trial)");
 
@@ -208,7 +189,7 @@ Chart SpectrumChart(const json& summary) {
   return chart;
 }
 
-Chart PhaseBarsChart(const json& summary) {
+Chart PhaseBarsChart(const Summary& summary) {
   Chart chart{.id = "chart-phases",
               .title = "p50 and p99 per phase",
               .caption =
@@ -217,25 +198,25 @@ Chart PhaseBarsChart(const json& summary) {
   json rows = json::array();
   std::vector<std::string> arms;
   std::vector<std::string> phases;
-  for (std::string_view phase : kPhases) {
+  for (Phase phase : kAllPhases) {
     bool any = false;
-    for (const json* arm : Items(summary, "arms")) {
-      if (!ArmOk(*arm)) continue;
-      for (std::string_view stat : {"p50", "p99"}) {
-        std::optional<double> value = PhaseStat(*arm, phase, stat);
-        if (!value) continue;
+    for (const ArmSummary& arm : summary.arms) {
+      if (!ArmOk(arm)) continue;
+      for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
+        const PercentileOf p = PhasePercentile(arm, phase, stat);
+        if (!p.value) continue;
         any = true;
-        std::string name = ArmName(*arm);
+        std::string name = arm.Name();
         if (std::find(arms.begin(), arms.end(), name) == arms.end()) arms.push_back(name);
         rows.push_back({{"arm", name},
-                        {"phase", phase},
-                        {"stat", stat},
-                        {"ms", *value / 1000.0},
-                        {"lo", Ms(CiBound(*arm, phase, stat, 0))},
-                        {"hi", Ms(CiBound(*arm, phase, stat, 1))}});
+                        {"phase", PhaseName(phase)},
+                        {"stat", StatisticName(stat)},
+                        {"ms", *p.value / 1000.0},
+                        {"lo", Ms(p.ci.lo)},
+                        {"hi", Ms(p.ci.hi)}});
       }
     }
-    if (any) phases.emplace_back(phase);
+    if (any) phases.emplace_back(PhaseName(phase));
   }
   if (rows.empty()) return Omitted(chart, "no arm has phase percentiles (no valid trial)");
   chart.series = arms.size();
@@ -294,39 +275,40 @@ namespace {
 struct SweepAxis {
   std::string factor;   // "network" or "payload"
   std::string x_field;  // arm field with the numeric x: "rtt_ms" or "payload_bytes"
+  std::optional<double> (*x)(const ArmSummary&);  // its value
   std::string x_title;
-  std::string phase;  // latency phase shown on y
+  Phase phase;  // latency phase shown on y
   bool log_x;
 };
 
-Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
-  std::vector<std::string> factors = Factors(summary);
+Chart Sweep(const Summary& summary, Chart chart, const SweepAxis& axis) {
+  const std::vector<std::string>& factors = summary.factors;
+  const std::string phase(PhaseName(axis.phase));
   if (std::find(factors.begin(), factors.end(), axis.factor) == factors.end()) {
     return Omitted(chart, fmt::format("\"{}\" does not vary in this run", axis.factor));
   }
   json rows = json::array();
   std::set<double> xs;
   std::set<std::string> series;
-  for (const json* arm : Items(summary, "arms")) {
-    if (!ArmOk(*arm)) continue;
-    std::optional<double> x = Number(*arm, axis.x_field);
-    std::optional<double> p50 = PhaseStat(*arm, axis.phase, "p50");
-    if (!x || !p50 || (axis.log_x && *x <= 0)) continue;
-    std::string name = SeriesName(*arm, factors, axis.factor);
+  for (const ArmSummary& arm : summary.arms) {
+    if (!ArmOk(arm)) continue;
+    std::optional<double> x = axis.x(arm);
+    const PercentileOf p50 = PhasePercentile(arm, axis.phase, Statistic::kP50);
+    if (!x || !p50.value || (axis.log_x && *x <= 0)) continue;
+    std::string name = SeriesName(arm, factors, axis.factor);
     xs.insert(*x);
     series.insert(name);
-    const json* values = Field(*arm, "factors");
     rows.push_back({{"series", name},
                     {"x", *x},
-                    {"profile", values == nullptr ? "" : Text(*values, axis.factor)},
-                    {"arm", ArmName(*arm)},
-                    {"ms", *p50 / 1000.0},
-                    {"lo", Ms(CiBound(*arm, axis.phase, "p50", 0))},
-                    {"hi", Ms(CiBound(*arm, axis.phase, "p50", 1))}});
+                    {"profile", arm.FactorText(axis.factor)},
+                    {"arm", arm.Name()},
+                    {"ms", *p50.value / 1000.0},
+                    {"lo", Ms(p50.ci.lo)},
+                    {"hi", Ms(p50.ci.hi)}});
   }
   if (xs.size() < 2) {
-    return Omitted(chart, fmt::format("fewer than two values of {} have a valid {} p50",
-                                      axis.x_field, axis.phase));
+    return Omitted(
+        chart, fmt::format("fewer than two values of {} have a valid {} p50", axis.x_field, phase));
   }
   chart.series = series.size();
   json x = {{"field", "x"}, {"type", "quantitative"}, {"title", axis.x_title}};
@@ -344,7 +326,7 @@ Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
           {"y",
            {{"field", "ms"},
             {"type", "quantitative"},
-            {"title", fmt::format("{} p50 (ms)", axis.phase)}}},
+            {"title", fmt::format("{} p50 (ms)", phase)}}},
           {"color", color},
           {"tooltip",
            json::array({{{"field", "arm"}},
@@ -364,7 +346,7 @@ Chart Sweep(const json& summary, Chart chart, const SweepAxis& axis) {
 
 }  // namespace
 
-Chart RttSweepChart(const json& summary) {
+Chart RttSweepChart(const Summary& summary) {
   return Sweep(summary,
                {.id = "chart-rtt",
                 .title = "Handshake p50 against round-trip time",
@@ -372,12 +354,13 @@ Chart RttSweepChart(const json& summary) {
                            "confidence intervals."},
                {.factor = "network",
                 .x_field = "rtt_ms",
+                .x = [](const ArmSummary& a) { return a.rtt_ms; },
                 .x_title = "round-trip time (ms)",
-                .phase = "handshake",
+                .phase = Phase::kHandshake,
                 .log_x = false});
 }
 
-Chart PayloadSweepChart(const json& summary) {
+Chart PayloadSweepChart(const Summary& summary) {
   return Sweep(summary,
                {.id = "chart-payload",
                 .title = "Response p50 against payload size",
@@ -385,12 +368,16 @@ Chart PayloadSweepChart(const json& summary) {
                            "per combination of the other factors."},
                {.factor = "payload",
                 .x_field = "payload_bytes",
+                .x = [](const ArmSummary& a) -> std::optional<double> {
+                  if (!a.payload_bytes) return std::nullopt;
+                  return static_cast<double>(*a.payload_bytes);
+                },
                 .x_title = "payload (bytes, log scale)",
-                .phase = "response",
+                .phase = Phase::kResponse,
                 .log_x = true});
 }
 
-Chart WireBytesChart(const json& summary) {
+Chart WireBytesChart(const Summary& summary) {
   Chart chart{.id = "chart-bytes",
               .title = "Bytes on the wire per chain",
               .caption =
@@ -400,21 +387,19 @@ Chart WireBytesChart(const json& summary) {
                   "round trip."};
   struct Bar {
     std::string chain, group;
-    const json* bytes;
+    const WireBytes* bytes;
   };
   std::vector<Bar> bars;
   std::set<std::string> groups;
-  for (const json* arm : Items(summary, "arms")) {
-    if (!ArmOk(*arm)) continue;
-    const json* bytes = Field(*arm, "bytes");
-    std::optional<double> certificate = bytes ? Number(*bytes, "certificate") : std::nullopt;
+  for (const ArmSummary& arm : summary.arms) {
+    if (!ArmOk(arm)) continue;
+    const std::optional<double> certificate = arm.bytes.certificate;
     if (!certificate || *certificate <= 0) continue;  // resumed: no Certificate message
-    const json* values = Field(*arm, "factors");
-    std::string chain = values ? Text(*values, "chain", "?") : "?";
-    std::string group = values ? Text(*values, "group", "?") : "?";
+    std::string chain = arm.FactorText("chain", "?");
+    std::string group = arm.FactorText("group", "?");
     bool seen = std::any_of(bars.begin(), bars.end(),
                             [&](const Bar& b) { return b.chain == chain && b.group == group; });
-    if (!seen) bars.push_back({chain, group, bytes});
+    if (!seen) bars.push_back({chain, group, &arm.bytes});
     groups.insert(group);
   }
   if (bars.empty()) {
@@ -435,11 +420,10 @@ Chart WireBytesChart(const json& summary) {
                       {"order", order},
                       {"bytes", *value}});
     };
-    const json& b = *bar.bytes;
-    add("client", "ClientHello", 0, Number(b, "client_hello"));
-    std::optional<double> hello = Number(b, "server_hello"), cert = Number(b, "certificate"),
-                          verify = Number(b, "certificate_verify"),
-                          flight = Number(b, "server_first_flight");
+    const WireBytes& b = *bar.bytes;
+    add("client", "ClientHello", 0, b.client_hello);
+    std::optional<double> hello = b.server_hello, cert = b.certificate,
+                          verify = b.certificate_verify, flight = b.server_first_flight;
     add("server", "ServerHello", 1, hello);
     add("server", "Certificate", 2, cert);
     add("server", "CertificateVerify", 3, verify);
@@ -486,7 +470,7 @@ Chart WireBytesChart(const json& summary) {
   return chart;
 }
 
-std::vector<Chart> BuildCharts(const json& summary) {
+std::vector<Chart> BuildCharts(const Summary& summary) {
   return {SpectrumChart(summary), PhaseBarsChart(summary), RttSweepChart(summary),
           PayloadSweepChart(summary), WireBytesChart(summary)};
 }

@@ -1,5 +1,5 @@
 // chart_specs — the Vega-Lite specifications of the HTML report's charts, built from the
-// summary JSON with its numbers inlined (no data files, no network at view time). Kept apart
+// summary with its numbers inlined (no data files, no network at view time). Kept apart
 // from the page writer so that what a chart shows, and when it is left out, is testable
 // without a browser. Like every reporter, no statistics here: each number is read from the
 // summary; the only arithmetic is placing points on an axis and converting µs to ms.
@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "report/summary.h"
 
 namespace pqc::report {
 
@@ -24,25 +26,25 @@ struct Chart {
 
 // SpectrumChart: latency by percentile, x = -log10(1 - q) (labelled 50, 90, 99, 99.9, …, max),
 // one line per arm; a selector picks the phase when arms have spectra of several phases.
-Chart SpectrumChart(const nlohmann::json& summary);
+Chart SpectrumChart(const Summary& summary);
 
 // PhaseBarsChart: p50 and p99 per arm, one panel per phase, with confidence-interval rules.
-Chart PhaseBarsChart(const nlohmann::json& summary);
+Chart PhaseBarsChart(const Summary& summary);
 
 // RttSweepChart: handshake p50 against rtt_ms, one line per combination of the other factors;
 // drawn only when "network" is a factor and at least two RTTs were measured.
-Chart RttSweepChart(const nlohmann::json& summary);
+Chart RttSweepChart(const Summary& summary);
 
 // PayloadSweepChart: response p50 against payload_bytes (log axis), one line per combination of
 // the other factors; drawn only when "payload" is a factor and at least two sizes were measured.
-Chart PayloadSweepChart(const nlohmann::json& summary);
+Chart PayloadSweepChart(const Summary& summary);
 
 // WireBytesChart: per chain (and group, when several), the ClientHello and the server's first
 // flight (ServerHello, Certificate, CertificateVerify, the rest) as stacked bars, and a rule at
 // the 14,600-byte initial congestion window (10 segments of 1,460 bytes).
-Chart WireBytesChart(const nlohmann::json& summary);
+Chart WireBytesChart(const Summary& summary);
 
 // BuildCharts: all of the above, in page order, omitted ones included (with their reason).
-std::vector<Chart> BuildCharts(const nlohmann::json& summary);
+std::vector<Chart> BuildCharts(const Summary& summary);
 
 }  // namespace pqc::report

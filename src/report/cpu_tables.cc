@@ -2,12 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "report/summary_fields.h"
-
 namespace pqc::report {
 namespace {
-
-using nlohmann::json;
 
 std::string Fixed(std::optional<double> v, int digits) {
   return v ? fmt::format("{:.{}f}", *v, digits) : "–";
@@ -18,14 +14,10 @@ std::string Ratio(std::optional<double> v) {
 }
 
 // WithInterval: "412.3 [398.0, 426.6]", or the estimate alone when the interval is undefined.
-std::string WithInterval(std::optional<double> v, const json* ci, int digits) {
+std::string WithInterval(std::optional<double> v, const Bounds& ci, int digits) {
   std::string out = Fixed(v, digits);
-  if (ci == nullptr || !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() ||
-      !(*ci)[1].is_number()) {
-    return out;
-  }
-  return out + fmt::format(" [{:.{}f}, {:.{}f}]", (*ci)[0].get<double>(), digits,
-                           (*ci)[1].get<double>(), digits);
+  if (!ci.lo || !ci.hi) return out;
+  return out + fmt::format(" [{:.{}f}, {:.{}f}]", *ci.lo, digits, *ci.hi, digits);
 }
 
 // Busy: the server's CPU share of one core over its trial ("97 %").
@@ -35,7 +27,7 @@ std::string Busy(std::optional<double> v) {
 
 }  // namespace
 
-TitledTable FloorTable(const json& summary) {
+TitledTable FloorTable(const Summary& summary) {
   TitledTable t;
   t.id = "cpu-floor";
   t.title = "CPU per handshake: measured vs crypto floor (µs)";
@@ -46,26 +38,23 @@ TitledTable FloorTable(const json& summary) {
   t.table.headers = {"arm",        "server CPU",   "server floor", "server ratio",
                      "client CPU", "client floor", "client ratio"};
   t.table.right = {false, true, true, true, true, true, true};
-  for (const json* arm : Items(summary, "arms")) {
-    if (Text(*arm, "status") == "failed") continue;
-    const json* cpu = Field(*arm, "cpu");
-    if (cpu == nullptr) continue;
-    t.table.rows.push_back(
-        {ArmName(*arm), Fixed(Number(*cpu, "server_us_per_handshake"), 1),
-         Fixed(Number(*cpu, "floor_server_us"), 1), Ratio(Number(*cpu, "server_floor_ratio")),
-         Fixed(Number(*cpu, "client_us_per_connection"), 1),
-         Fixed(Number(*cpu, "floor_client_us"), 1), Ratio(Number(*cpu, "client_floor_ratio"))});
+  for (const ArmSummary& arm : summary.arms) {
+    if (arm.status == "failed") continue;
+    const CpuCosts& cpu = arm.cpu;
+    t.table.rows.push_back({arm.Name(), Fixed(cpu.server_us_per_handshake, 1),
+                            Fixed(cpu.floor_server_us, 1), Ratio(cpu.server_floor_ratio),
+                            Fixed(cpu.client_us_per_connection, 1), Fixed(cpu.floor_client_us, 1),
+                            Ratio(cpu.client_floor_ratio)});
   }
   return t;
 }
 
-TitledTable CapacityTable(const json& summary) {
+TitledTable CapacityTable(const Summary& summary) {
   TitledTable t;
   t.id = "capacity";
   t.title = "Server capacity: handshakes/s per server core";
-  const json* cap = Field(summary, "capacity");
-  if (cap == nullptr) return t;
-  const double confidence = Number(*cap, "confidence").value_or(0.95);
+  const CapacitySummary& cap = summary.capacity;
+  const double confidence = cap.confidence;
   t.note = fmt::format(
       "server CPU from the server's own rusage, one value per trial (server busy: its CPU over its "
       "wall time, 100 % = one core saturated); [{:.0f} % Student t "
@@ -76,38 +65,29 @@ TitledTable CapacityTable(const json& summary) {
       "arm",      "target",  "trials",      "handshakes/s per core", "server CPU µs/handshake",
       "floor µs", "× floor", "server busy", "vs classical"};
   t.table.right = {false, false, true, true, true, true, true, true, true};
-  for (const json* a : Items(*cap, "arms")) {
-    const json* cpu = Field(*a, "server_us_per_handshake");
-    const json* hps = Field(*a, "handshakes_per_core_s");
-    const json* more = Field(*a, "more_cpu_pct");
+  for (const CapacityArmSummary& a : cap.arms) {
     std::string vs = "baseline";
-    if (more != nullptr && more->is_object()) {
-      const std::optional<double> pct = Number(*more, "estimate");
+    if (a.more_cpu_pct) {
+      const std::optional<double> pct = a.more_cpu_pct->estimate;
       vs = pct ? fmt::format("{:+.0f} %", *pct) : "–";
-    } else if (Text(*a, "line") != "classical baseline") {
+    } else if (a.line != "classical baseline") {
       vs = "–";
     }
-    std::string label = Text(*a, "label");
-    const json* invalid = Field(*a, "from_invalid_trials");
-    if (invalid != nullptr && invalid->is_boolean() && invalid->get<bool>()) label += " (INVALID)";
     t.table.rows.push_back(
-        {label, Text(*a, "target"), Text(*a, "trials", "0"),
-         hps ? WithInterval(Number(*hps, "estimate"), Field(*hps, "ci"), 0) : "–",
-         cpu ? WithInterval(Number(*cpu, "mean"), Field(*cpu, "ci"), 1) : "–",
-         Fixed(Number(*a, "floor_server_us"), 1), Ratio(Number(*a, "floor_ratio")),
-         Busy(Number(*a, "server_busy")), vs});
-    if (more != nullptr && more->is_object()) {
-      const json* ci = Field(*more, "ci");
+        {a.label + (a.from_invalid_trials ? " (INVALID)" : ""), a.target,
+         fmt::format("{}", a.trials),
+         WithInterval(a.handshakes_per_core_s.estimate, a.handshakes_per_core_s.ci, 0),
+         WithInterval(a.server_us_per_handshake.mean, a.server_us_per_handshake.ci, 1),
+         Fixed(a.floor_server_us, 1), Ratio(a.floor_ratio), Busy(a.server_busy), vs});
+    if (a.more_cpu_pct) {
+      const MoreCpu& more = *a.more_cpu_pct;
       std::string interval;
-      if (ci != nullptr && ci->is_array() && ci->size() == 2 && (*ci)[0].is_number() &&
-          (*ci)[1].is_number()) {
-        interval =
-            fmt::format(" ({:+.0f} % to {:+.0f} % over {} paired blocks)", (*ci)[0].get<double>(),
-                        (*ci)[1].get<double>(), Text(*more, "paired_blocks", "?"));
+      if (more.ci.lo && more.ci.hi) {
+        interval = fmt::format(" ({:+.0f} % to {:+.0f} % over {} paired blocks)", *more.ci.lo,
+                               *more.ci.hi, more.paired_blocks);
       }
-      t.lines.push_back(fmt::format("{} [{}]: {}{} — baseline {}", Text(*a, "label"),
-                                    Text(*a, "target"), Text(*a, "line"), interval,
-                                    Text(*a, "baseline_label")));
+      t.lines.push_back(fmt::format("{} [{}]: {}{} — baseline {}", a.label, a.target, a.line,
+                                    interval, a.baseline_label.value_or("")));
     }
   }
   return t;

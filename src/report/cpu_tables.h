@@ -2,14 +2,14 @@
 // HTML): measured next to the crypto floor with the overhead ratio, and the capacity view
 // (handshakes/s per server core, server CPU per handshake with its interval over trials, and
 // "X % more server CPU per handshake than classical"). Formatting only: the numbers are the
-// summary's "arms[].cpu" and "capacity" (study_summary.h, capacity.h).
+// summary's arms[].cpu and capacity (summary.h).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/text_table.h"
+#include "report/summary.h"
 
 namespace pqc::report {
 
@@ -23,10 +23,10 @@ struct TitledTable {
 
 // FloorTable: per arm, server CPU µs per handshake, the server floor and their ratio, then the
 // same for the client (per connection).
-TitledTable FloorTable(const nlohmann::json& summary);
+TitledTable FloorTable(const Summary& summary);
 
 // CapacityTable: per arm of "capacity", grouped by target; lines: "<arm>: X % more server CPU
 // per handshake than classical (<baseline>) [CI]".
-TitledTable CapacityTable(const nlohmann::json& summary);
+TitledTable CapacityTable(const Summary& summary);
 
 }  // namespace pqc::report

@@ -13,19 +13,16 @@
 #include "report/chart_specs.h"
 #include "report/cpu_tables.h"
 #include "report/html_text.h"
-#include "report/summary_fields.h"
 
 namespace pqc {
 namespace {
 
 using nlohmann::json;
+using report::ArmSummary;
 using report::FormatCount;
 using report::FormatMs;
 using report::HtmlEscape;
-using report::Number;
-using report::Text;
-
-constexpr std::string_view kSchema = "pqc-bench/summary/1";
+using report::Summary;
 
 // 'unsafe-eval': Vega compiles its expressions with Function(); nothing may be fetched.
 constexpr std::string_view kHead = R"(<!DOCTYPE html>
@@ -95,30 +92,36 @@ std::string Cell(std::string_view text, bool numeric = false) {
   return fmt::format("<td{}>{}</td>", numeric ? " class=\"num\"" : "", HtmlEscape(text));
 }
 
-void WriteFacts(const json& run, std::ostream& out) {
-  struct Fact {
-    std::string_view label, key;
-  };
-  static constexpr Fact kFacts[] = {
-      {"scenario", "scenario"}, {"scenario file", "scenario_file"},
-      {"results", "dir"},       {"pqc-bench", "tool_version"},
-      {"commit", "git_commit"}, {"OpenSSL", "openssl_version"},
-      {"CPU", "cpu_model"},     {"cores", "cores"},
-      {"kernel", "kernel"},     {"host", "hostname"},
-      {"target", "target"},     {"network", "network"},
-      {"seed", "seed"},         {"started", "started"},
-      {"ended", "ended"},
+std::optional<double> Count(uint64_t n) {
+  return static_cast<double>(n);
+}
+
+void WriteFacts(const report::RunFacts& run, std::ostream& out) {
+  const std::pair<std::string_view, std::string> facts[] = {
+      {"scenario", run.scenario},
+      {"scenario file", run.scenario_file},
+      {"results", run.dir},
+      {"pqc-bench", run.tool_version},
+      {"commit", run.git_commit},
+      {"OpenSSL", run.openssl_version},
+      {"CPU", run.cpu_model},
+      {"cores", fmt::format("{}", run.cores)},
+      {"kernel", run.kernel},
+      {"host", run.hostname},
+      {"target", run.target},
+      {"network", run.network},
+      {"seed", fmt::format("{}", run.seed)},
+      {"started", run.started},
+      {"ended", run.ended.value_or("–")},
   };
   out << "<dl class=\"facts\">\n";
-  for (const Fact& fact : kFacts) {
-    out << "<dt>" << HtmlEscape(fact.label) << "</dt><dd>" << HtmlEscape(Text(run, fact.key, "–"))
-        << "</dd>\n";
+  for (const auto& [label, value] : facts) {
+    out << "<dt>" << HtmlEscape(label) << "</dt><dd>" << HtmlEscape(value) << "</dd>\n";
   }
   out << "</dl>\n";
-  std::string planned = FormatCount(Number(run, "trials_planned"));
-  std::string done = FormatCount(Number(run, "trials_done"));
-  const json* complete = report::Field(run, "complete");
-  if (complete != nullptr && complete->is_boolean() && complete->get<bool>()) {
+  std::string planned = FormatCount(Count(run.trials_planned));
+  std::string done = FormatCount(Count(run.trials_done));
+  if (run.complete) {
     out << "<div class=\"banner complete\" id=\"run-status\">Complete: " << HtmlEscape(done)
         << " of " << HtmlEscape(planned) << " trials done.</div>\n";
   } else {
@@ -129,35 +132,32 @@ void WriteFacts(const json& run, std::ostream& out) {
   }
 }
 
-void WriteArmTable(const json& summary, std::ostream& out) {
+void WriteArmTable(const Summary& summary, std::ostream& out) {
   out << "<h2>Arms: handshake latency (ms)</h2>\n<table id=\"arms\">\n<tr><th>#</th><th>arm</th>"
          "<th>status</th><th class=\"num\">valid / done / planned trials</th>"
          "<th class=\"num\">connections</th><th class=\"num\">errors</th>"
          "<th class=\"num\">min</th><th class=\"num\">mean</th><th class=\"num\">p50</th>"
          "<th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">max</th>"
          "<th class=\"num\">server CPU µs / handshake</th></tr>\n";
-  for (const json* arm : report::Items(summary, "arms")) {
-    std::string status = Text(*arm, "status", "unknown");
-    const json* phases = report::Field(*arm, "phases");
-    const json* handshake = phases ? report::Field(*phases, "handshake") : nullptr;
-    const json* trials = report::Field(*arm, "trials");
-    const json* cpu = report::Field(*arm, "cpu");
-    auto stat = [&](std::string_view key) {
-      return Cell(FormatMs(handshake ? Number(*handshake, key) : std::nullopt), true);
+  for (const ArmSummary& arm : summary.arms) {
+    const std::string& status = arm.status;
+    const report::PhaseSummary* handshake = arm.phase(Phase::kHandshake);
+    auto stat = [&](std::optional<double> report::PhaseSummary::*member) {
+      return Cell(FormatMs(handshake ? handshake->*member : std::nullopt), true);
     };
     std::string trial_counts =
-        trials ? fmt::format("{} / {} / {}", FormatCount(Number(*trials, "valid")),
-                             FormatCount(Number(*trials, "done")),
-                             FormatCount(Number(*trials, "planned")))
-               : "–";
-    std::optional<double> server_cpu = cpu ? Number(*cpu, "server_us_per_handshake") : std::nullopt;
-    out << "<tr class=\"arm\">" << Cell(Text(*arm, "id", "?")) << Cell(report::ArmName(*arm))
+        fmt::format("{} / {} / {}", FormatCount(Count(arm.trials.valid)),
+                    FormatCount(Count(arm.trials.done)), FormatCount(Count(arm.trials.planned)));
+    const std::optional<double> server_cpu = arm.cpu.server_us_per_handshake;
+    out << "<tr class=\"arm\">" << Cell(fmt::format("{}", arm.id)) << Cell(arm.Name())
         << fmt::format("<td class=\"status-{}\">{}</td>", HtmlEscape(status), HtmlEscape(status))
-        << Cell(trial_counts, true) << Cell(FormatCount(Number(*arm, "connections")), true)
-        << Cell(FormatCount(Number(*arm, "errors")), true) << stat("min") << stat("mean")
-        << stat("p50") << stat("p95") << stat("p99") << stat("max")
+        << Cell(trial_counts, true) << Cell(FormatCount(Count(arm.connections)), true)
+        << Cell(FormatCount(Count(arm.errors)), true) << stat(&report::PhaseSummary::min)
+        << stat(&report::PhaseSummary::mean) << stat(&report::PhaseSummary::p50)
+        << stat(&report::PhaseSummary::p95) << stat(&report::PhaseSummary::p99)
+        << stat(&report::PhaseSummary::max)
         << Cell(server_cpu ? fmt::format("{:.1f}", *server_cpu) : "–", true) << "</tr>\n";
-    std::string failure = Text(*arm, "failure");
+    std::string failure = arm.failure.value_or("");
     if (status != "ok" || !failure.empty()) {
       if (failure.empty()) failure = status == "invalid" ? "no valid trial" : "no reason given";
       out << "<tr class=\"failure\"><td></td><td colspan=\"12\"><div class=\"reason\">"
@@ -168,7 +168,7 @@ void WriteArmTable(const json& summary, std::ostream& out) {
 }
 
 // WriteCpuTables: measured CPU vs floor, and capacity (the same tables as the terminal's).
-void WriteCpuTables(const json& summary, std::ostream& out) {
+void WriteCpuTables(const Summary& summary, std::ostream& out) {
   for (const report::TitledTable& t :
        {report::FloorTable(summary), report::CapacityTable(summary)}) {
     if (t.table.rows.empty()) continue;
@@ -194,10 +194,9 @@ void WriteCpuTables(const json& summary, std::ostream& out) {
   }
 }
 
-void WriteComparisons(const json& summary, std::ostream& out) {
-  std::vector<const json*> comparisons = report::Items(summary, "comparisons");
+void WriteComparisons(const Summary& summary, std::ostream& out) {
   out << "<h2>Comparisons</h2>\n";
-  if (comparisons.empty()) {
+  if (summary.comparisons.empty()) {
     out << "<p class=\"muted\">No comparisons in this run.</p>\n";
     return;
   }
@@ -205,51 +204,37 @@ void WriteComparisons(const json& summary, std::ostream& out) {
          "where the interval excludes zero.</p>\n<table id=\"comparisons\">\n<tr><th>phase</th>"
          "<th>factor</th><th>from → to</th><th>arms</th><th>p50</th><th>p95</th><th>p99</th>"
          "<th>mean</th></tr>\n";
-  for (const json* c : comparisons) {
-    out << "<tr>" << Cell(Text(*c, "phase")) << Cell(Text(*c, "factor"))
-        << Cell(Text(*c, "from") + " → " + Text(*c, "to"))
-        << Cell(Text(*c, "baseline", "?") + " → " + Text(*c, "arm", "?"));
-    const json* diffs = report::Field(*c, "diffs");
-    for (std::string_view stat : {"p50", "p95", "p99", "mean"}) {
-      const json* d = diffs ? report::Field(*diffs, stat) : nullptr;
-      if (d == nullptr) {
-        out << Cell("–");
-        continue;
-      }
-      const json* detectable = report::Field(*d, "detectable");
-      bool yes = detectable != nullptr && detectable->is_boolean() && detectable->get<bool>();
-      out << fmt::format("<td class=\"{}\">{}</td>", yes ? "detectable" : "muted",
-                         HtmlEscape(Text(*d, "verdict", "–")));
+  for (const report::Comparison& c : summary.comparisons) {
+    out << "<tr>" << Cell(c.phase) << Cell(c.factor) << Cell(c.from + " → " + c.to)
+        << Cell(fmt::format("{} → {}", c.baseline, c.arm));
+    for (Statistic stat : {Statistic::kP50, Statistic::kP95, Statistic::kP99, Statistic::kMean}) {
+      const report::Difference& d = report::OfStatistic(c.diffs, stat);
+      out << fmt::format("<td class=\"{}\">{}</td>", d.detectable ? "detectable" : "muted",
+                         HtmlEscape(d.verdict));
     }
     out << "</tr>\n";
   }
   out << "</table>\n";
 }
 
-void WriteWarnings(const json& summary, std::ostream& out) {
+void WriteWarnings(const Summary& summary, std::ostream& out) {
   std::string items;
-  for (const json* arm : report::Items(summary, "arms")) {
-    for (const json* o : report::Items(*arm, "outliers")) {
+  for (const ArmSummary& arm : summary.arms) {
+    for (const report::OutlierSummary& o : arm.outliers) {
       items += fmt::format(
           "<li class=\"warning outlier\">{}: trial {}, {} {} = {} ms (other trials' median {} ms): "
           "{}</li>\n",
-          HtmlEscape(report::ArmName(*arm)), HtmlEscape(Text(*o, "trial", "?")),
-          HtmlEscape(Text(*o, "phase")), HtmlEscape(Text(*o, "statistic")),
-          FormatMs(Number(*o, "value")), FormatMs(Number(*o, "others_median")),
-          HtmlEscape(Text(*o, "reason")));
+          HtmlEscape(arm.Name()), o.trial, HtmlEscape(o.phase), HtmlEscape(o.statistic),
+          FormatMs(o.value), FormatMs(o.others_median), HtmlEscape(o.reason));
     }
   }
-  for (const json* t : report::Items(summary, "trials")) {
-    const json* valid = report::Field(*t, "valid");
-    if (valid == nullptr || !valid->is_boolean() || valid->get<bool>()) continue;
+  for (const report::TrialSummary& t : summary.trials) {
+    if (t.valid) continue;
     std::string reasons;
-    for (const json* r : report::Items(*t, "reasons")) {
-      reasons += (reasons.empty() ? "" : "; ") + (r->is_string() ? r->get<std::string>() : "?");
-    }
+    for (const std::string& r : t.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     items +=
         fmt::format("<li class=\"warning invalid-trial\">arm {}, trial {}: invalid — {}</li>\n",
-                    HtmlEscape(Text(*t, "arm", "?")), HtmlEscape(Text(*t, "index", "?")),
-                    HtmlEscape(reasons.empty() ? "no reason given" : reasons));
+                    t.arm, t.index, HtmlEscape(reasons.empty() ? "no reason given" : reasons));
   }
   out << "<h2>Warnings</h2>\n";
   if (items.empty()) {
@@ -259,14 +244,13 @@ void WriteWarnings(const json& summary, std::ostream& out) {
   }
 }
 
-void WriteCharts(const json& summary, const std::vector<report::Chart>& charts, std::ostream& out) {
+void WriteCharts(const Summary& summary, const std::vector<report::Chart>& charts,
+                 std::ostream& out) {
   out << "<h2>Charts</h2>\n";
   std::string left_out;
-  for (const json* arm : report::Items(summary, "arms")) {
-    std::string status = Text(*arm, "status", "unknown");
-    if (status == "ok") continue;
-    left_out +=
-        fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", report::ArmName(*arm), status);
+  for (const ArmSummary& arm : summary.arms) {
+    if (arm.status == "ok") continue;
+    left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", arm.Name(), arm.status);
   }
   if (!left_out.empty()) {
     out << "<p class=\"muted\" id=\"not-charted\">Not in the charts, having no valid trial: "
@@ -287,22 +271,9 @@ void WriteCharts(const json& summary, const std::vector<report::Chart>& charts, 
 
 }  // namespace
 
-Status WriteHtmlReport(const json& summary, std::ostream& out) {
-  std::string schema = Text(summary, "schema");
-  if (schema != kSchema) {
-    return MakeError(ErrorKind::kConfig,
-                     fmt::format("not a pqc-bench summary: \"schema\" is \"{}\", expected \"{}\"",
-                                 schema, kSchema));
-  }
-  const json* run = report::Field(summary, "run");
-  const json* arms = report::Field(summary, "arms");
-  if (run == nullptr || !run->is_object() || arms == nullptr || !arms->is_array()) {
-    return MakeError(ErrorKind::kConfig,
-                     "the summary needs a \"run\" object and an \"arms\" array (schema " +
-                         std::string(kSchema) + ")");
-  }
-  std::string title = Text(*run, "title");
-  if (title.empty()) title = "pqc-bench: " + Text(*run, "scenario", "run");
+Status WriteHtmlReport(const Summary& summary, std::ostream& out) {
+  std::string title = summary.run.title;
+  if (title.empty()) title = "pqc-bench: " + summary.run.scenario;
 
   std::vector<report::Chart> charts = report::BuildCharts(summary);
   json specs = json::object();
@@ -312,7 +283,7 @@ Status WriteHtmlReport(const json& summary, std::ostream& out) {
 
   out << kHead << "<title>" << HtmlEscape(title) << "</title>\n" << kStyle << "<body>\n";
   out << "<h1>" << HtmlEscape(title) << "</h1>\n";
-  WriteFacts(*run, out);
+  WriteFacts(summary.run, out);
   WriteArmTable(summary, out);
   WriteCpuTables(summary, out);
   WriteComparisons(summary, out);

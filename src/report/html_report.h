@@ -1,20 +1,20 @@
 // html_report — the `html` format of `pqc-bench report`: one self-contained file that opens
 // offline, years later, on any machine: run facts, a table per arm, comparisons with verdicts,
 // outlier warnings and charts (Vega-Lite, with the libraries and the data inlined). Like every
-// reporter it takes the summary JSON ("pqc-bench/summary/1"), which already carries every
-// number: no statistics here.
+// reporter it takes the summary (summary.h), which already carries every number: no statistics
+// here.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "core/error.h"
+#include "report/summary.h"
 
 namespace pqc {
 
-// WriteHtmlReport: the page for `summary`. Fails (kConfig) only when the document is not a
-// summary at all (wrong or missing "schema", no "run" object, "arms" not an array); missing
-// or mistyped fields inside it show as "–" or as an omitted chart with its reason.
-Status WriteHtmlReport(const nlohmann::json& summary, std::ostream& out);
+// WriteHtmlReport: the page for `summary` (a document on disk is read with
+// summary_json.h's ReadSummary first). Numbers the summary does not have show as "–", and a
+// chart without data is replaced by its reason. Fails only when `out` does.
+Status WriteHtmlReport(const report::Summary& summary, std::ostream& out);
 
 }  // namespace pqc

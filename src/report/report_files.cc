@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "report/html_report.h"
+#include "report/summary_json.h"
 #include "report/text_report.h"
 
 namespace pqc::report {
@@ -20,7 +21,7 @@ Result<Format> ParseFormat(const std::string& name) {
                    fmt::format("--format {}: unknown (valid: table, md, csv, json, html)", name));
 }
 
-Status WriteReport(std::ostream& out, const nlohmann::ordered_json& summary, Format format) {
+Status WriteReport(std::ostream& out, const Summary& summary, Format format) {
   switch (format) {
     case Format::kTable:
       WriteStudyText(out, summary, TextStyle::kTerminal);
@@ -32,19 +33,17 @@ Status WriteReport(std::ostream& out, const nlohmann::ordered_json& summary, For
       WriteStudyCsv(out, summary);
       break;
     case Format::kJson:
-      out << summary.dump(2) << '\n';
+      out << SummaryJson(summary).dump(2) << '\n';
       break;
-    case Format::kHtml: {
-      // The HTML reporter reads plain json; key order does not matter to it.
-      if (Status st = WriteHtmlReport(nlohmann::json(summary), out); !st) return st;
+    case Format::kHtml:
+      if (Status st = WriteHtmlReport(summary, out); !st) return st;
       break;
-    }
   }
   if (!out) return MakeError(ErrorKind::kIo, "cannot write the report (disk full?)");
   return {};
 }
 
-Status WriteReportFiles(const std::string& dir, const nlohmann::ordered_json& summary) {
+Status WriteReportFiles(const std::string& dir, const Summary& summary) {
   namespace fs = std::filesystem;
   const std::pair<const char*, Format> files[] = {{"summary.json", Format::kJson},
                                                   {"summary.md", Format::kMarkdown},

@@ -20,19 +20,14 @@
 namespace pqc::report {
 namespace {
 
-using nlohmann::ordered_json;
 constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
                                     Statistic::kP99};
 // The spectrum's grid: dense in the tail, where hybrid key exchange and loss show.
 constexpr std::array kSpectrum = {0.0, 0.1,  0.2,  0.3,   0.4,   0.5,    0.6,    0.7, 0.8,
                                   0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 1.0};
 
-ordered_json Num(double v) {
-  return std::isfinite(v) ? ordered_json(v) : ordered_json();
-}
-
-ordered_json Pair(double lo, double hi) {
-  return ordered_json::array({Num(lo), Num(hi)});
+Bounds Pair(double lo, double hi) {
+  return {Finite(lo), Finite(hi)};
 }
 
 // ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
@@ -100,33 +95,30 @@ Status LoadArm(results::Db& db, ArmData& a) {
   return {};
 }
 
-ordered_json PhaseJson(const PooledSamples& s, const BootstrapOptions& bo) {
+PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) {
   const std::span<const double> sorted = s.sorted();
   const PhaseStats st = Summarize(std::vector<double>(sorted.begin(), sorted.end()));
-  ordered_json j = {{"count", st.count},  {"min", Num(st.min)}, {"mean", Num(st.mean)},
-                    {"p50", Num(st.p50)}, {"p95", Num(st.p95)}, {"p99", Num(st.p99)},
-                    {"max", Num(st.max)}};
-  ordered_json ci = ordered_json::object();
+  PhaseSummary out{.count = st.count,
+                   .min = Finite(st.min),
+                   .mean = Finite(st.mean),
+                   .p50 = Finite(st.p50),
+                   .p95 = Finite(st.p95),
+                   .p99 = Finite(st.p99),
+                   .max = Finite(st.max)};
   for (Statistic stat : kStatistics) {
     const Interval i = StatisticInterval(s, stat, bo);
-    ci[std::string(StatisticName(stat))] = Pair(i.lo, i.hi);
+    OfStatistic(out.ci, stat) = Pair(i.lo, i.hi);
   }
-  j["ci"] = std::move(ci);
-  ordered_json spread = ordered_json::object();
-  for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
-    const TrialSpread ts = SpreadBetweenTrials(s, stat);
-    spread[std::string(StatisticName(stat))] = Pair(ts.min, ts.max);
-  }
-  j["trial_spread"] = std::move(spread);
-  ordered_json spectrum = ordered_json::array();
+  const TrialSpread p50 = SpreadBetweenTrials(s, Statistic::kP50);
+  const TrialSpread p99 = SpreadBetweenTrials(s, Statistic::kP99);
+  out.trial_spread = {Pair(p50.min, p50.max), Pair(p99.min, p99.max)};
   const double n = static_cast<double>(sorted.size());
   for (double q : kSpectrum) {
     // A tail percentile needs at least one sample beyond it to be more than the maximum.
     if (q > 0 && q < 1 && n * (1 - q) < 1) continue;
-    spectrum.push_back({{"q", q}, {"us", Num(Percentile(sorted, q))}});
+    out.spectrum.push_back({q, Finite(Percentile(sorted, q))});
   }
-  j["spectrum"] = std::move(spectrum);
-  return j;
+  return out;
 }
 
 // Networks: profile name → RTT in ms and description, as stored with the run
@@ -171,53 +163,50 @@ std::string Factor(const results::StoredArm& a, const std::string& name) {
   return it != a.factors.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts,
-                     const BootstrapOptions& bo, uint32_t planned) {
+ArmSummary SummarizeArm(const ArmData& a, const std::map<std::string, double>& rtts,
+                        const BootstrapOptions& bo, uint32_t planned) {
   const results::StoredArm& arm = *a.arm;
-  ordered_json j;
-  j["id"] = arm.id;
-  j["label"] = arm.label;
-  ordered_json factors = ordered_json::object();
+  ArmSummary out;
+  out.id = arm.id;
+  out.label = arm.label;
   for (const auto& [k, v] : arm.settings.items()) {
     if (k == "group" || k == "chain" || k == "payload" || k == "mode" || k == "network") {
-      factors[k] = v;
+      out.factors[k] = v;
     }
   }
-  for (const auto& [k, v] : arm.factors.items()) factors[k] = v;
-  j["factors"] = std::move(factors);
+  for (const auto& [k, v] : arm.factors.items()) out.factors[k] = v;
   const std::string network = arm.settings.value("network", "loopback");
-  j["rtt_ms"] = rtts.count(network) > 0 ? ordered_json(rtts.at(network)) : ordered_json();
+  if (rtts.count(network) > 0) out.rtt_ms = rtts.at(network);
   const std::string payload = arm.settings.value("payload", "OK");
-  auto bytes = ParseSize(payload);
-  j["payload_bytes"] = payload == "OK" ? ordered_json(3)
-                       : bytes         ? ordered_json(*bytes)
-                                       : ordered_json();
-  j["rate"] = arm.settings.value("rate", 0.0);
+  if (payload == "OK") {
+    out.payload_bytes = 3;
+  } else if (auto bytes = ParseSize(payload)) {
+    out.payload_bytes = *bytes;
+  }
+  out.rate = arm.settings.value("rate", 0.0);
   const bool failed = arm.status == "failed";
-  j["status"] = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
-  j["failure"] = failed ? ordered_json(arm.failure) : ordered_json();
-  j["trials"] = {{"planned", planned}, {"done", a.trials.size()}, {"valid", a.valid.size()}};
-  j["from_invalid_trials"] = a.from_invalid();
-  j["connections"] = a.connections;
-  j["errors"] = a.errors;
-  ordered_json phases = ordered_json::object();
+  out.status = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
+  if (failed) out.failure = arm.failure;
+  out.trials = {planned, a.trials.size(), a.valid.size()};
+  out.from_invalid_trials = a.from_invalid();
+  out.connections = a.connections;
+  out.errors = a.errors;
   for (Phase p : kAllPhases) {
     const auto& s = a.phases[static_cast<size_t>(p)];
-    if (s) phases[std::string(PhaseName(p))] = PhaseJson(*s, bo);
+    if (s) out.phases[static_cast<size_t>(p)] = SummarizePhase(*s, bo);
   }
-  j["phases"] = std::move(phases);
-  j["bytes"] = {{"handshake_written", Num(Mean(a.written, a.handshakes))},
-                {"handshake_read", Num(Mean(a.read, a.handshakes))},
-                {"client_hello", Num(Mean(a.ch, a.ch_n))},
-                {"server_hello", Num(Mean(a.sh, a.sh_n))},
-                {"certificate", Num(Mean(a.cert, a.cert_n))},
-                {"certificate_verify", Num(Mean(a.cv, a.cv_n))},
-                // Everything the client read until its handshake finished: the server's
-                // first flight with its record framing (what the initial window must hold).
-                {"server_first_flight", Num(Mean(a.read, a.handshakes))},
-                // The same flight as TCP segments: the initial window counts segments (10),
-                // and a server that writes its flight in pieces fills them partly.
-                {"server_first_flight_segments", Num(Mean(a.segments, a.segments_n))}};
+  out.bytes = {.handshake_written = Finite(Mean(a.written, a.handshakes)),
+               .handshake_read = Finite(Mean(a.read, a.handshakes)),
+               .client_hello = Finite(Mean(a.ch, a.ch_n)),
+               .server_hello = Finite(Mean(a.sh, a.sh_n)),
+               .certificate = Finite(Mean(a.cert, a.cert_n)),
+               .certificate_verify = Finite(Mean(a.cv, a.cv_n)),
+               // Everything the client read until its handshake finished: the server's
+               // first flight with its record framing (what the initial window must hold).
+               .server_first_flight = Finite(Mean(a.read, a.handshakes)),
+               // The same flight as TCP segments: the initial window counts segments (10),
+               // and a server that writes its flight in pieces fills them partly.
+               .server_first_flight_segments = Finite(Mean(a.segments, a.segments_n))};
   // Measured next to the floor priced at the run's start (null in schema-1 files), and the
   // overhead ratio: what the TLS stack, HTTP, the kernel and the tool add on top of the
   // unavoidable public-key operations.
@@ -232,38 +221,37 @@ ordered_json ArmJson(const ArmData& a, const std::map<std::string, double>& rtts
                                : NAN;
   const double floor_server = arm.floor ? arm.floor->server_us : NAN;
   const double floor_client = arm.floor ? arm.floor->client_us : NAN;
-  j["cpu"] = {{"server_us_per_handshake", Num(server_us)},
-              {"client_us_per_connection", Num(client_us)},
-              {"floor_server_us", Num(floor_server)},
-              {"floor_client_us", Num(floor_client)},
-              {"server_floor_ratio", Num(floor_server > 0 ? server_us / floor_server : NAN)},
-              {"client_floor_ratio", Num(floor_client > 0 ? client_us / floor_client : NAN)}};
-  ordered_json outliers = ordered_json::array();
+  out.cpu = {.server_us_per_handshake = Finite(server_us),
+             .client_us_per_connection = Finite(client_us),
+             .floor_server_us = Finite(floor_server),
+             .floor_client_us = Finite(floor_client),
+             .server_floor_ratio = Finite(floor_server > 0 ? server_us / floor_server : NAN),
+             .client_floor_ratio = Finite(floor_client > 0 ? client_us / floor_client : NAN)};
   for (Phase p : {Phase::kHandshake, Phase::kTtfb, Phase::kTotal}) {
     const auto& s = a.phases[static_cast<size_t>(p)];
     if (!s) continue;
     for (Statistic stat : {Statistic::kP50, Statistic::kP99}) {
       for (const OutlierTrial& o : FindOutlierTrials(SpreadBetweenTrials(*s, stat), stat)) {
         const results::StoredTrial* t = a.used[s->input_index(o.trial)];
-        outliers.push_back({{"trial", t->block + 1},
-                            {"seq", t->seq},
-                            {"phase", PhaseName(p)},
-                            {"statistic", StatisticName(stat)},
-                            {"value", Num(o.value)},
-                            {"others_median", Num(o.others_median)},
-                            {"reason", o.reason}});
+        out.outliers.push_back({.trial = t->block + 1,
+                                .seq = t->seq,
+                                .phase = std::string(PhaseName(p)),
+                                .statistic = std::string(StatisticName(stat)),
+                                .value = Finite(o.value),
+                                .others_median = Finite(o.others_median),
+                                .reason = o.reason});
       }
     }
   }
-  j["outliers"] = std::move(outliers);
-  return j;
+  return out;
 }
 
 // Comparisons: for each factor that varies, every arm against the arm that differs from it
 // only in that factor, where the factor takes its first value (the baseline, e.g. X25519).
-ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std::string>& factors,
-                         const BootstrapOptions& bo) {
-  ordered_json out = ordered_json::array();
+std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
+                                    const std::vector<std::string>& factors,
+                                    const BootstrapOptions& bo) {
+  std::vector<Comparison> out;
   for (const std::string& f : factors) {
     const std::string baseline = Factor(*arms.front().arm, f);
     for (const ArmData& b : arms) {
@@ -283,24 +271,20 @@ ordered_json Comparisons(const std::vector<ArmData>& arms, const std::vector<std
         const auto& sa = a->phases[static_cast<size_t>(p)];
         const auto& sb = b.phases[static_cast<size_t>(p)];
         if (!sa || !sb) continue;
-        ordered_json diffs = ordered_json::object();
+        Comparison& c = out.emplace_back();
+        c.phase = PhaseName(p);
+        c.from_invalid_trials = a->from_invalid() || b.from_invalid();
+        c.factor = f;
+        c.baseline = a->arm->id;
+        c.arm = b.arm->id;
+        c.from = baseline;
+        c.to = to;
         for (Statistic stat : kStatistics) {
           const Interval d = DifferenceInterval(*sa, *sb, stat, bo);
-          const Verdict v = MakeVerdict(d);
-          diffs[std::string(StatisticName(stat))] = {{"estimate", Num(d.estimate)},
-                                                     {"lo", Num(d.lo)},
-                                                     {"hi", Num(d.hi)},
-                                                     {"detectable", v.detectable},
-                                                     {"verdict", v.text}};
+          Verdict v = MakeVerdict(d);
+          OfStatistic(c.diffs, stat) = {Finite(d.estimate), Finite(d.lo), Finite(d.hi),
+                                        v.detectable, std::move(v.text)};
         }
-        out.push_back({{"phase", PhaseName(p)},
-                       {"from_invalid_trials", a->from_invalid() || b.from_invalid()},
-                       {"factor", f},
-                       {"baseline", a->arm->id},
-                       {"arm", b.arm->id},
-                       {"from", baseline},
-                       {"to", to},
-                       {"diffs", std::move(diffs)}});
       }
     }
   }
@@ -349,8 +333,8 @@ double SummaryPhase(const nlohmann::json& summary, const char* phase, const char
 
 }  // namespace
 
-Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun& run,
-                                       const SummaryOptions& options) {
+Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
+                                  const SummaryOptions& options) {
   BootstrapOptions bo;
   bo.resamples = options.resamples;
   bo.confidence = options.confidence;
@@ -398,57 +382,52 @@ Result<ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun
   const auto& rtts = networks.rtts;
   const uint32_t planned_per_arm =
       run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());
-  ordered_json doc;
-  doc["schema"] = "pqc-bench/summary/1";
-  doc["run"] = {{"dir", run.path},
-                {"scenario", run.info.scenario},
-                {"scenario_file", run.info.scenario_file},
-                {"title", run.info.title},
-                {"tool_version", run.info.tool_version},
-                {"git_commit", run.info.git_commit},
-                {"openssl_version", run.info.openssl_version},
-                {"cpu_model", run.info.cpu_model},
-                {"cores", run.info.cores},
-                {"kernel", run.info.kernel},
-                {"hostname", run.info.hostname},
-                {"started", run.info.started},
-                {"ended", run.ended.empty() ? ordered_json() : ordered_json(run.ended)},
-                {"complete", run.complete},
-                {"target", run.info.target},
-                {"network", RunNetwork(run, networks)},
-                {"seed", run.info.seed},
-                {"full", run.info.options.value("full", false)},
-                {"trials_planned", run.info.trials_planned},
-                {"trials_done", run.trials.size()},
-                {"confidence", options.confidence},
-                {"resamples", options.resamples}};
-  doc["factors"] = varying;
-  ordered_json arm_list = ordered_json::array();
-  for (const ArmData& a : arms) arm_list.push_back(ArmJson(a, rtts, bo, planned_per_arm));
-  doc["arms"] = std::move(arm_list);
-  doc["comparisons"] = arms.empty() ? ordered_json::array() : Comparisons(arms, varying, bo);
+  Summary doc;
+  doc.run = {.dir = run.path,
+             .scenario = run.info.scenario,
+             .scenario_file = run.info.scenario_file,
+             .title = run.info.title,
+             .tool_version = run.info.tool_version,
+             .git_commit = run.info.git_commit,
+             .openssl_version = run.info.openssl_version,
+             .cpu_model = run.info.cpu_model,
+             .cores = run.info.cores,
+             .kernel = run.info.kernel,
+             .hostname = run.info.hostname,
+             .started = run.info.started,
+             .ended = run.ended.empty() ? std::nullopt : std::optional<std::string>(run.ended),
+             .complete = run.complete,
+             .target = run.info.target,
+             .network = RunNetwork(run, networks),
+             .seed = run.info.seed,
+             .full = run.info.options.value("full", false),
+             .trials_planned = run.info.trials_planned,
+             .trials_done = run.trials.size(),
+             .confidence = options.confidence,
+             .resamples = options.resamples};
+  doc.factors = varying;
+  for (const ArmData& a : arms) doc.arms.push_back(SummarizeArm(a, rtts, bo, planned_per_arm));
+  if (!arms.empty()) doc.comparisons = Comparisons(arms, varying, bo);
   std::vector<CapacityArm> capacity;
   for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));
-  doc["capacity"] = CapacityJson(capacity, options.confidence);
-  ordered_json trials = ordered_json::array();
+  doc.capacity = CapacityOf(capacity, options.confidence);
   std::map<uint32_t, uint32_t> per_arm;
   for (const results::StoredTrial& t : run.trials) {
     const double cpu = t.server_cpu_s && t.server_handshakes && *t.server_handshakes > 0
                            ? *t.server_cpu_s * 1e6 / static_cast<double>(*t.server_handshakes)
                            : NAN;
-    trials.push_back({{"arm", t.arm},
-                      {"index", per_arm[t.arm]++},
-                      {"block", t.block},
-                      {"seq", t.seq},
-                      {"valid", t.valid},
-                      {"interrupted", t.interrupted},
-                      {"reasons", t.reasons},
-                      {"started", t.started},
-                      {"handshake_p50", Num(SummaryPhase(t.summary, "handshake", "p50"))},
-                      {"handshake_p99", Num(SummaryPhase(t.summary, "handshake", "p99"))},
-                      {"server_cpu_us_per_handshake", Num(cpu)}});
+    doc.trials.push_back({.arm = t.arm,
+                          .index = per_arm[t.arm]++,
+                          .block = t.block,
+                          .seq = t.seq,
+                          .valid = t.valid,
+                          .interrupted = t.interrupted,
+                          .reasons = t.reasons,
+                          .started = t.started,
+                          .handshake_p50 = Finite(SummaryPhase(t.summary, "handshake", "p50")),
+                          .handshake_p99 = Finite(SummaryPhase(t.summary, "handshake", "p99")),
+                          .server_cpu_us_per_handshake = Finite(cpu)});
   }
-  doc["trials"] = std::move(trials);
   return doc;
 }
 

@@ -1,14 +1,13 @@
-// study_summary — a stored run turned into the one document every reporter prints (schema
-// "pqc-bench/summary/1", see docs/summary-json.md): per arm and phase, percentiles pooled
-// over the valid trials' raw connections with bootstrap intervals and the spread between
-// trials; outlier trials flagged; and for each pair of arms that differ in one factor, the
+// study_summary — a stored run turned into the one summary every reporter prints (summary.h;
+// as a document, schema "pqc-bench/summary/1", see docs/summary-json.md): per arm and phase,
+// percentiles pooled over the valid trials' raw connections with bootstrap intervals and the spread
+// between trials; outlier trials flagged; and for each pair of arms that differ in one factor, the
 // difference with its interval and a verdict. All statistics happen here, once, so the
 // terminal table, Markdown, CSV, JSON and HTML can never disagree.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "report/summary.h"
 #include "results/run_reader.h"
 #include "results/sqlite_db.h"
 
@@ -19,7 +18,7 @@ struct SummaryOptions {
   double confidence = 0.95;
 };
 
-Result<nlohmann::ordered_json> BuildStudySummary(results::Db& db, const results::StoredRun& run,
-                                                 const SummaryOptions& options = {});
+Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
+                                  const SummaryOptions& options = {});
 
 }  // namespace pqc::report

@@ -12,40 +12,29 @@
 namespace pqc::report {
 namespace {
 
-using nlohmann::ordered_json;
-constexpr std::array<const char*, 5> kPhases = {"connect", "handshake", "ttfb", "response",
-                                                "total"};
-
-double Get(const ordered_json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return NAN;
-  return j[key].get<double>();
-}
-
 // Ms: µs → "0.890" ms with microsecond precision; "-" when undefined.
-std::string Ms(double us) {
-  return std::isfinite(us) ? fmt::format("{:.3f}", us / 1000.0) : "-";
+std::string Ms(std::optional<double> us) {
+  return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
 }
-std::string Bytes(double b) {
-  return std::isfinite(b) ? fmt::format("{:.0f}", b) : "-";
+std::string Bytes(std::optional<double> b) {
+  return b ? fmt::format("{:.0f}", *b) : "-";
 }
 
 // Overhead: the comparison of `arm` against its baseline in the first varying factor, for
 // one phase and statistic ("" when the arm is a baseline or has none).
-std::string Overhead(const ordered_json& s, uint64_t arm, const char* phase, const char* stat) {
-  for (const auto& c : s["comparisons"]) {
-    if (c["arm"] != arm || c["phase"] != phase) continue;
-    if (!s["factors"].empty() && c["factor"] != s["factors"][0]) continue;
-    return fmt::format("{} (vs {}){}", c["diffs"][stat]["verdict"].get<std::string>(),
-                       c["from"].get<std::string>(),
-                       c.value("from_invalid_trials", false) ? " INVALID DATA" : "");
+std::string Overhead(const Summary& s, uint64_t arm, Phase phase, Statistic stat) {
+  for (const Comparison& c : s.comparisons) {
+    if (c.arm != arm || c.phase != PhaseName(phase)) continue;
+    if (!s.factors.empty() && c.factor != s.factors[0]) continue;
+    return fmt::format("{} (vs {}){}", OfStatistic(c.diffs, stat).verdict, c.from,
+                       c.from_invalid_trials ? " INVALID DATA" : "");
   }
   return "";
 }
 
 // Label: the arm's name, marked when its numbers come from invalid trials only.
-std::string Label(const ordered_json& a) {
-  return a["label"].get<std::string>() +
-         (a.value("from_invalid_trials", false) ? " (INVALID)" : "");
+std::string Label(const ArmSummary& a) {
+  return a.label + (a.from_invalid_trials ? " (INVALID)" : "");
 }
 
 void Heading(std::ostream& out, TextStyle style, const std::string& text) {
@@ -61,26 +50,22 @@ void Print(std::ostream& out, TextStyle style, const Table& t) {
   }
 }
 
-void Header(std::ostream& out, const ordered_json& s, TextStyle style) {
-  const ordered_json& r = s["run"];
-  out << (style == TextStyle::kMarkdown ? "# " : "") << r["title"].get<std::string>() << '\n';
+void Header(std::ostream& out, const Summary& s, TextStyle style) {
+  const RunFacts& r = s.run;
+  out << (style == TextStyle::kMarkdown ? "# " : "") << r.title << '\n';
   if (style == TextStyle::kMarkdown) out << '\n';
   out << fmt::format(
       "{} · {} of {} trials · target {} · {} · {} ({} cores) · {} · pqc-bench {} ({})\n",
-      r["complete"].get<bool>() ? "complete" : "INCOMPLETE (interrupted; run --resume DIR)",
-      r["trials_done"].get<uint64_t>(), r["trials_planned"].get<uint64_t>(),
-      r["target"].get<std::string>(), r["openssl_version"].get<std::string>(),
-      r["cpu_model"].get<std::string>(), r["cores"].get<uint64_t>(), r["kernel"].get<std::string>(),
-      r["tool_version"].get<std::string>(), r["git_commit"].get<std::string>());
+      r.complete ? "complete" : "INCOMPLETE (interrupted; run --resume DIR)", r.trials_done,
+      r.trials_planned, r.target, r.openssl_version, r.cpu_model, r.cores, r.kernel, r.tool_version,
+      r.git_commit);
   out << fmt::format(
       "started {}{}; latencies in ms; intervals: {:.0f} % bootstrap over the "
       "valid trials' connections\n",
-      r["started"].get<std::string>(),
-      r["ended"].is_string() ? ", ended " + r["ended"].get<std::string>() : "",
-      r["confidence"].get<double>() * 100);
+      r.started, r.ended ? ", ended " + *r.ended : "", r.confidence * 100);
 }
 
-void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const char* phase) {
+void PhaseTable(std::ostream& out, const Summary& s, TextStyle style, Phase phase) {
   Table t;
   t.headers = {"arm",
                "trials",
@@ -94,32 +79,28 @@ void PhaseTable(std::ostream& out, const ordered_json& s, TextStyle style, const
                "p50 overhead [95 % CI]",
                "p99 overhead [95 % CI]"};
   t.right = {false, true, true, true, true, true, true, true, true, false, false};
-  for (const auto& a : s["arms"]) {
-    if (!a["phases"].contains(phase)) continue;
-    const ordered_json& p = a["phases"][phase];
-    const uint64_t id = a["id"].get<uint64_t>();
-    t.rows.push_back({Label(a),
-                      fmt::format("{}/{}", a["trials"]["valid"].get<uint64_t>(),
-                                  a["trials"]["done"].get<uint64_t>()),
-                      fmt::format("{}", p["count"].get<uint64_t>()), Ms(Get(p, "min")),
-                      Ms(Get(p, "mean")), Ms(Get(p, "p50")), Ms(Get(p, "p95")), Ms(Get(p, "p99")),
-                      Ms(Get(p, "max")), Overhead(s, id, phase, "p50"),
-                      Overhead(s, id, phase, "p99")});
+  for (const ArmSummary& a : s.arms) {
+    const PhaseSummary* p = a.phase(phase);
+    if (p == nullptr) continue;
+    t.rows.push_back({Label(a), fmt::format("{}/{}", a.trials.valid, a.trials.done),
+                      fmt::format("{}", p->count), Ms(p->min), Ms(p->mean), Ms(p->p50), Ms(p->p95),
+                      Ms(p->p99), Ms(p->max), Overhead(s, a.id, phase, Statistic::kP50),
+                      Overhead(s, a.id, phase, Statistic::kP99)});
   }
   if (t.rows.empty()) return;
-  Heading(out, style, fmt::format("{} (ms)", phase));
+  Heading(out, style, fmt::format("{} (ms)", PhaseName(phase)));
   Print(out, style, t);
 }
 
-void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
+void CostTable(std::ostream& out, const Summary& s, TextStyle style) {
   Table t;
   t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B"};
   t.right = {false, true, true, true, true};
-  for (const auto& a : s["arms"]) {
-    if (a["status"] == "failed") continue;
-    const ordered_json& b = a["bytes"];
-    t.rows.push_back({Label(a), Bytes(Get(b, "client_hello")), Bytes(Get(b, "certificate")),
-                      Bytes(Get(b, "certificate_verify")), Bytes(Get(b, "server_first_flight"))});
+  for (const ArmSummary& a : s.arms) {
+    if (a.status == "failed") continue;
+    const WireBytes& b = a.bytes;
+    t.rows.push_back({Label(a), Bytes(b.client_hello), Bytes(b.certificate),
+                      Bytes(b.certificate_verify), Bytes(b.server_first_flight)});
   }
   if (t.rows.empty()) return;
   Heading(out, style, "bytes on the wire (means)");
@@ -133,7 +114,7 @@ void CostTable(std::ostream& out, const ordered_json& s, TextStyle style) {
 // decide: a server writing its flight in pieces fills some segments partly (measured at the
 // client), so bytes below 14,600 can still overflow. Below 20 ms of RTT the handshake's CPU
 // time is a large part of it, so no count is claimed there.
-void RoundTripTable(std::ostream& out, const ordered_json& s, TextStyle style) {
+void RoundTripTable(std::ostream& out, const Summary& s, TextStyle style) {
   constexpr double kMinRttMs = 20;
   Table t;
   t.headers = {"arm",
@@ -145,25 +126,21 @@ void RoundTripTable(std::ostream& out, const ordered_json& s, TextStyle style) {
                "expected (no HRR)",
                "measured"};
   t.right = {false, true, true, true, true, true, false, false};
-  for (const auto& a : s["arms"]) {
-    const double rtt =
-        a.contains("rtt_ms") && a["rtt_ms"].is_number() ? a["rtt_ms"].get<double>() : NAN;
-    if (a["status"] == "failed" || !std::isfinite(rtt) || rtt <= 0 ||
-        !a["phases"].contains("handshake")) {
-      continue;
-    }
-    const double p50_us = Get(a["phases"]["handshake"], "p50");
-    const double flight = Get(a["bytes"], "server_first_flight");
-    const double segments = Get(a["bytes"], "server_first_flight_segments");
-    const bool counted = rtt >= kMinRttMs && std::isfinite(p50_us);
-    const double rtts = p50_us / 1000.0 / rtt;
+  for (const ArmSummary& a : s.arms) {
+    const PhaseSummary* handshake = a.phase(Phase::kHandshake);
+    if (a.status == "failed" || !a.rtt_ms || *a.rtt_ms <= 0 || handshake == nullptr) continue;
+    const double rtt = *a.rtt_ms;
+    const std::optional<double> p50_us = handshake->p50;
+    const std::optional<double> segments = a.bytes.server_first_flight_segments;
+    const bool counted = rtt >= kMinRttMs && p50_us;
+    const double rtts = p50_us.value_or(NAN) / 1000.0 / rtt;
     long expected_rtts = 0;
     std::string expected = "-";
-    if (std::isfinite(segments)) {
-      expected_rtts = SlowStartRoundTrips(segments);
+    if (segments) {
+      expected_rtts = SlowStartRoundTrips(*segments);
       expected = expected_rtts == 1 ? "1 (fits)"
                                     : fmt::format("{} (slow start: {} segments)", expected_rtts,
-                                                  std::ceil(segments));
+                                                  std::ceil(*segments));
     }
     std::string measured = "-";
     if (counted) {
@@ -172,9 +149,9 @@ void RoundTripTable(std::ostream& out, const ordered_json& s, TextStyle style) {
       if (expected_rtts != 0 && n != expected_rtts) measured += " UNEXPECTED";
     }
     t.rows.push_back({Label(a), fmt::format("{:g}", rtt), Ms(p50_us),
-                      counted ? fmt::format("{:.2f}", rtts) : "-", Bytes(flight),
-                      std::isfinite(segments) ? fmt::format("{:.1f}", segments) : "-", expected,
-                      measured});
+                      counted ? fmt::format("{:.2f}", rtts) : "-",
+                      Bytes(a.bytes.server_first_flight),
+                      segments ? fmt::format("{:.1f}", *segments) : "-", expected, measured});
   }
   if (t.rows.empty()) return;
   Heading(out, style,
@@ -184,9 +161,8 @@ void RoundTripTable(std::ostream& out, const ordered_json& s, TextStyle style) {
 }
 
 // CpuSections: measured CPU vs the crypto floor, and the capacity view (cpu_tables.h).
-void CpuSections(std::ostream& out, const ordered_json& s, TextStyle style) {
-  const nlohmann::json plain = nlohmann::json::parse(s.dump());
-  for (const TitledTable& t : {FloorTable(plain), CapacityTable(plain)}) {
+void CpuSections(std::ostream& out, const Summary& s, TextStyle style) {
+  for (const TitledTable& t : {FloorTable(s), CapacityTable(s)}) {
     if (t.table.rows.empty()) continue;
     Heading(out, style, t.title);
     out << (style == TextStyle::kMarkdown ? "" : "  ") << t.note << "\n";
@@ -199,33 +175,29 @@ void CpuSections(std::ostream& out, const ordered_json& s, TextStyle style) {
   }
 }
 
-void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
+void Problems(std::ostream& out, const Summary& s, TextStyle style) {
   std::vector<std::string> lines;
-  for (const auto& a : s["arms"]) {
-    const std::string label = a["label"].get<std::string>();
-    if (a["status"] == "failed") {
-      lines.push_back(fmt::format("FAILED {}: {}", label, a["failure"].get<std::string>()));
-    } else if (a["status"] == "invalid") {
+  for (const ArmSummary& a : s.arms) {
+    const std::string& label = a.label;
+    if (a.status == "failed") {
+      lines.push_back(fmt::format("FAILED {}: {}", label, a.failure.value_or("")));
+    } else if (a.status == "invalid") {
       lines.push_back(
           fmt::format("INVALID {}: no valid trial; its numbers above come from its "
                       "invalid trials (reasons below) and are not to be trusted",
                       label));
     }
-    for (const auto& o : a["outliers"]) {
-      lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label,
-                                  o["trial"].get<uint64_t>(), o["phase"].get<std::string>(),
-                                  o["statistic"].get<std::string>(),
-                                  o["reason"].get<std::string>()));
+    for (const OutlierSummary& o : a.outliers) {
+      lines.push_back(fmt::format("OUTLIER {} trial {} ({} {}): {}", label, o.trial, o.phase,
+                                  o.statistic, o.reason));
     }
   }
-  for (const auto& t : s["trials"]) {
-    if (t["valid"].get<bool>()) continue;
+  for (const TrialSummary& t : s.trials) {
+    if (t.valid) continue;
     std::string reasons;
-    for (const auto& r : t["reasons"])
-      reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
-    lines.push_back(fmt::format("invalid trial: arm {} block {}: {}", t["arm"].get<uint64_t>(),
-                                t["block"].get<uint64_t>() + 1,
-                                t["interrupted"].get<bool>() ? "interrupted" : reasons));
+    for (const std::string& r : t.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    lines.push_back(fmt::format("invalid trial: arm {} block {}: {}", t.arm, t.block + 1,
+                                t.interrupted ? "interrupted" : reasons));
   }
   if (lines.empty()) return;
   Heading(out, style, "problems");
@@ -233,47 +205,48 @@ void Problems(std::ostream& out, const ordered_json& s, TextStyle style) {
     out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
 }
 
-std::string CsvNum(double v) {
-  return std::isfinite(v) ? fmt::format("{}", v) : "";
+std::string CsvNum(std::optional<double> v) {
+  return v ? fmt::format("{}", *v) : "";
 }
 
 }  // namespace
 
-void WriteStudyText(std::ostream& out, const ordered_json& s, TextStyle style) {
+void WriteStudyText(std::ostream& out, const Summary& s, TextStyle style) {
   Header(out, s, style);
-  for (const char* phase : kPhases) PhaseTable(out, s, style, phase);
+  for (Phase phase : kAllPhases) PhaseTable(out, s, style, phase);
   CostTable(out, s, style);
   CpuSections(out, s, style);
   RoundTripTable(out, s, style);
   Problems(out, s, style);
 }
 
-void WriteStudyCsv(std::ostream& out, const ordered_json& s) {
+void WriteStudyCsv(std::ostream& out, const Summary& s) {
   // Fixed columns whatever the data (STYLE.md): the factors go into one "factors" cell.
   out << "arm,label,factors,status,phase,count,min_us,mean_us,p50_us,p95_us,p99_us,max_us,"
          "p50_lo_us,p50_hi_us,p99_lo_us,p99_hi_us,trials_valid,trials_done\n";
-  for (const auto& a : s["arms"]) {
+  for (const ArmSummary& a : s.arms) {
     std::string factors;
-    for (const auto& [k, v] : a["factors"].items()) {
-      factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, v.get<std::string>());
+    for (const auto& [k, v] : a.factors.items()) {
+      factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, a.FactorText(k));
     }
     const std::string head =
-        fmt::format("{},{},{},{}", a["id"].get<uint64_t>(), CsvField(a["label"].get<std::string>()),
-                    CsvField(factors), a["status"].get<std::string>());
-    const std::string tail = fmt::format(",{},{}", a["trials"]["valid"].get<uint64_t>(),
-                                         a["trials"]["done"].get<uint64_t>());
-    if (a["phases"].empty()) out << head << ",,,,,,,,,,,," << tail << '\n';
-    for (const auto& [phase, p] : a["phases"].items()) {
-      out << head << ',' << phase << ',' << p["count"].get<uint64_t>();
-      for (const char* k : {"min", "mean", "p50", "p95", "p99", "max"})
-        out << ',' << CsvNum(Get(p, k));
-      for (const char* k : {"p50", "p99"}) {
-        const auto& ci = p["ci"][k];
-        out << ',' << (ci[0].is_number() ? CsvNum(ci[0].get<double>()) : "") << ','
-            << (ci[1].is_number() ? CsvNum(ci[1].get<double>()) : "");
+        fmt::format("{},{},{},{}", a.id, CsvField(a.label), CsvField(factors), a.status);
+    const std::string tail = fmt::format(",{},{}", a.trials.valid, a.trials.done);
+    bool any = false;
+    for (Phase phase : kAllPhases) {
+      const PhaseSummary* p = a.phase(phase);
+      if (p == nullptr) continue;
+      any = true;
+      out << head << ',' << PhaseName(phase) << ',' << p->count;
+      for (std::optional<double> v : {p->min, p->mean, p->p50, p->p95, p->p99, p->max}) {
+        out << ',' << CsvNum(v);
+      }
+      for (const Bounds& ci : {p->ci.p50, p->ci.p99}) {
+        out << ',' << CsvNum(ci.lo) << ',' << CsvNum(ci.hi);
       }
       out << tail << '\n';
     }
+    if (!any) out << head << ",,,,,,,,,,,," << tail << '\n';
   }
 }
 

@@ -3,17 +3,18 @@
 // the arm's baseline with its confidence interval, then bytes and CPU, failed or invalid
 // arms with their reasons, and outlier trials. Printed aligned for a terminal or as
 // Markdown (summary.md); CSV is one row per arm and phase. Formatting only: every number
-// comes from the summary document (study_summary.h).
+// comes from the summary (summary.h).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <ostream>
+
+#include "report/summary.h"
 
 namespace pqc::report {
 
 enum class TextStyle { kTerminal, kMarkdown };
 
-void WriteStudyText(std::ostream& out, const nlohmann::ordered_json& summary, TextStyle style);
-void WriteStudyCsv(std::ostream& out, const nlohmann::ordered_json& summary);
+void WriteStudyText(std::ostream& out, const Summary& summary, TextStyle style);
+void WriteStudyCsv(std::ostream& out, const Summary& summary);
 
 }  // namespace pqc::report
