@@ -141,6 +141,10 @@ void HandshakeBytesTally::Add(const ConnectionRecord& c) {
   ++handshakes_;
   written_ += c.handshake_bytes_written;
   read_ += c.handshake_bytes_read;
+  if (c.handshake_segments_read > 0) {
+    ++segments_n_;
+    segments_ += c.handshake_segments_read;
+  }
   const std::array<uint32_t, 4> sizes = {c.client_hello_bytes, c.server_hello_bytes,
                                          c.certificate_bytes, c.certificate_verify_bytes};
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -148,6 +152,10 @@ void HandshakeBytesTally::Add(const ConnectionRecord& c) {
     ++count_[i];
     sum_[i] += sizes[i];
   }
+}
+
+double HandshakeBytesTally::SegmentsMean() const {
+  return Ratio(static_cast<double>(segments_), static_cast<double>(segments_n_));
 }
 
 ByteStats HandshakeBytesTally::Bytes() const {

@@ -112,9 +112,12 @@ class HandshakeBytesTally {
   uint64_t handshakes() const { return handshakes_; }
   // Bytes: the totals and means (response_body_total is not the tally's: 0).
   ByteStats Bytes() const;
+  // SegmentsMean: TCP data segments read until the handshake completed, over the handshakes
+  // where the kernel said (NaN when none did).
+  double SegmentsMean() const;
 
  private:
-  uint64_t handshakes_ = 0, written_ = 0, read_ = 0;
+  uint64_t handshakes_ = 0, written_ = 0, read_ = 0, segments_n_ = 0, segments_ = 0;
   std::array<uint64_t, 4> count_{}, sum_{};  // ClientHello, ServerHello, Certificate, CV
 };
 

@@ -41,18 +41,11 @@ struct ArmData {
   std::vector<const results::StoredTrial*> used;
   bool from_invalid() const { return valid.empty() && !used.empty(); }
   std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // valid trials only
-  uint64_t connections = 0, errors = 0, handshakes = 0;
-  double written = 0, read = 0, ch = 0, sh = 0, cert = 0, cv = 0;
-  uint64_t ch_n = 0, sh_n = 0, cert_n = 0, cv_n = 0;
-  double segments = 0;  // TCP data segments read until the handshake completed
-  uint64_t segments_n = 0;
+  uint64_t connections = 0, errors = 0;
+  HandshakeBytesTally bytes;  // the completed handshakes' byte counts
   double server_cpu_s = 0, client_cpu_s = 0;
   uint64_t server_handshakes = 0;
 };
-
-double Mean(double sum, uint64_t n) {
-  return n > 0 ? sum / static_cast<double>(n) : NAN;
-}
 
 Status LoadArm(results::Db& db, ArmData& a) {
   std::array<TrialSamples, kAllPhases.size()> samples;
@@ -65,21 +58,7 @@ Status LoadArm(results::Db& db, ArmData& a) {
       if (!c.measured) continue;
       ++a.connections;
       if (!c.ok()) ++a.errors;
-      if (c.tls_done == 0) continue;
-      ++a.handshakes;
-      a.written += static_cast<double>(c.handshake_bytes_written);
-      a.read += static_cast<double>(c.handshake_bytes_read);
-      auto add = [](double& sum, uint64_t& n, uint32_t v) {
-        if (v > 0) {
-          sum += v;
-          ++n;
-        }
-      };
-      add(a.ch, a.ch_n, c.client_hello_bytes);
-      add(a.segments, a.segments_n, c.handshake_segments_read);
-      add(a.sh, a.sh_n, c.server_hello_bytes);
-      add(a.cert, a.cert_n, c.certificate_bytes);
-      add(a.cv, a.cv_n, c.certificate_verify_bytes);
+      if (c.tls_done != 0) a.bytes.Add(c);
     }
     a.client_cpu_s += t->client_cpu_s;
     if (t->server_cpu_s && t->server_handshakes) {
@@ -195,18 +174,19 @@ ArmSummary SummarizeArm(const ArmData& a, const std::map<std::string, double>& r
     const auto& s = a.phases[static_cast<size_t>(p)];
     if (s) out.phases[static_cast<size_t>(p)] = SummarizePhase(*s, bo);
   }
-  out.bytes = {.handshake_written = Finite(Mean(a.written, a.handshakes)),
-               .handshake_read = Finite(Mean(a.read, a.handshakes)),
-               .client_hello = Finite(Mean(a.ch, a.ch_n)),
-               .server_hello = Finite(Mean(a.sh, a.sh_n)),
-               .certificate = Finite(Mean(a.cert, a.cert_n)),
-               .certificate_verify = Finite(Mean(a.cv, a.cv_n)),
+  const ByteStats b = a.bytes.Bytes();
+  out.bytes = {.handshake_written = Finite(b.handshake_written_mean),
+               .handshake_read = Finite(b.handshake_read_mean),
+               .client_hello = Finite(b.client_hello.mean),
+               .server_hello = Finite(b.server_hello.mean),
+               .certificate = Finite(b.certificate.mean),
+               .certificate_verify = Finite(b.certificate_verify.mean),
                // Everything the client read until its handshake finished: the server's
                // first flight with its record framing (what the initial window must hold).
-               .server_first_flight = Finite(Mean(a.read, a.handshakes)),
+               .server_first_flight = Finite(b.handshake_read_mean),
                // The same flight as TCP segments: the initial window counts segments (10),
                // and a server that writes its flight in pieces fills them partly.
-               .server_first_flight_segments = Finite(Mean(a.segments, a.segments_n))};
+               .server_first_flight_segments = Finite(a.bytes.SegmentsMean())};
   // Measured next to the floor priced at the run's start (null in schema-1 files), and the
   // overhead ratio: what the TLS stack, HTTP, the kernel and the tool add on top of the
   // unavoidable public-key operations.
