@@ -132,7 +132,10 @@ Result<Arrivals> ArrivalProcess(const std::string& text) {
 }
 
 Result<TargetKind> Target(const std::string& text) {
-  return ParseTargetKind(text);
+  auto kind = ParseTargetKind(text);
+  if (!kind)
+    return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
+  return kind;
 }
 
 Status CheckAddress(const std::string& text) {
@@ -362,25 +365,6 @@ bool ExternalOnly(std::string_view key) {
 }
 
 }  // namespace
-
-std::string_view TargetKindName(TargetKind kind) {
-  switch (kind) {
-    case TargetKind::kEmbedded:
-      return "embedded";
-    case TargetKind::kNginx:
-      return "nginx";
-    case TargetKind::kExternal:
-      return "external";
-  }
-  return "embedded";
-}
-
-Result<TargetKind> ParseTargetKind(std::string_view text) {
-  for (TargetKind k : {TargetKind::kEmbedded, TargetKind::kNginx, TargetKind::kExternal}) {
-    if (text == TargetKindName(k)) return k;
-  }
-  return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
-}
 
 ChainSpec DefaultChain() {
   auto chain = ParseChainSpec("ecdsa-p256");

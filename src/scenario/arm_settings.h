@@ -19,6 +19,7 @@
 #include "client/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "target/target.h"
 #include "tls/cert_chain.h"
 
 namespace pqc::scenario {
@@ -26,9 +27,9 @@ namespace pqc::scenario {
 // TargetKind: the server a trial runs against. A setting (not only the file's [target] kind)
 // so that a matrix can compare servers arm by arm (target = ["embedded", "nginx"]) and
 // `run --set target=nginx` can retarget any scenario.
-enum class TargetKind : uint8_t { kEmbedded, kNginx, kExternal };
-std::string_view TargetKindName(TargetKind kind);
-Result<TargetKind> ParseTargetKind(std::string_view text);
+using target::ParseTargetKind;
+using target::TargetKind;
+using target::TargetKindName;
 
 // DefaultChain: ecdsa-p256, the classical baseline.
 ChainSpec DefaultChain();
