@@ -29,5 +29,6 @@ int RunMain(int argc, char** argv);
 int ReportMain(int argc, char** argv);
 int SpeedMain(int argc, char** argv);
 int LinkMain(int argc, char** argv);
+int CompareMain(int argc, char** argv);
 
 }  // namespace pqc::cli

@@ -25,6 +25,8 @@ constexpr Command kCommands[] = {
     {"run", "run a scenario file: every arm × trial, stored, summarised, reported",
      pqc::cli::RunMain},
     {"report", "a run's results as a table, Markdown, CSV, JSON or HTML", pqc::cli::ReportMain},
+    {"compare", "stored runs of the same arms side by side, with intervals and CI gates",
+     pqc::cli::CompareMain},
     {"speed", "cost of each primitive here and the crypto floor of an arm's handshake",
      pqc::cli::SpeedMain},
     {"link", "run a command over an emulated WAN (delay, loss, rate) to the embedded server",

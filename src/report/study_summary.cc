@@ -9,6 +9,7 @@
 
 #include "client/summary.h"
 #include "core/units.h"
+#include "report/arm_samples.h"
 #include "report/capacity.h"
 #include "stats/bootstrap.h"
 #include "stats/outlier_trials.h"
@@ -28,50 +29,6 @@ constexpr std::array kSpectrum = {0.0, 0.1,  0.2,  0.3,   0.4,   0.5,    0.6,   
 
 Bounds Pair(double lo, double hi) {
   return {Finite(lo), Finite(hi)};
-}
-
-// ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
-struct ArmData {
-  const results::StoredArm* arm = nullptr;
-  std::vector<const results::StoredTrial*> trials;  // all, in run order
-  std::vector<const results::StoredTrial*> valid;
-  // used: the trials the statistics come from — the valid ones, or, when an arm has none,
-  // all of its finished trials, so that the numbers are shown (marked invalid) rather than
-  // withheld: a saturated load generator still measured something worth seeing.
-  std::vector<const results::StoredTrial*> used;
-  bool from_invalid() const { return valid.empty() && !used.empty(); }
-  std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // valid trials only
-  uint64_t connections = 0, errors = 0;
-  HandshakeBytesTally bytes;  // the completed handshakes' byte counts
-  double server_cpu_s = 0, client_cpu_s = 0;
-  uint64_t server_handshakes = 0;
-};
-
-Status LoadArm(results::Db& db, ArmData& a) {
-  std::array<TrialSamples, kAllPhases.size()> samples;
-  for (const results::StoredTrial* t : a.used) {
-    auto rec = results::ReadTrialRecords(db, t->id);
-    if (!rec) return rec.error();
-    PhaseSamples ps = MeasuredPhaseSamples(rec->load);
-    for (size_t p = 0; p < ps.size(); ++p) samples[p].push_back(std::move(ps[p]));
-    for (const ConnectionRecord& c : rec->load.connections) {
-      if (!c.measured) continue;
-      ++a.connections;
-      if (!c.ok()) ++a.errors;
-      if (c.tls_done != 0) a.bytes.Add(c);
-    }
-    a.client_cpu_s += t->client_cpu_s;
-    if (t->server_cpu_s && t->server_handshakes) {
-      a.server_cpu_s += *t->server_cpu_s;
-      a.server_handshakes += *t->server_handshakes;
-    }
-  }
-  for (size_t p = 0; p < samples.size(); ++p) {
-    size_t n = 0;
-    for (const auto& v : samples[p]) n += v.size();
-    if (n > 0) a.phases[p] = std::make_unique<PooledSamples>(samples[p]);
-  }
-  return {};
 }
 
 PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) {
@@ -320,30 +277,9 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   bo.confidence = options.confidence;
   bo.seed = run.info.seed;
 
-  std::vector<ArmData> arms(run.arms.size());
-  std::map<uint32_t, size_t> index;
-  for (size_t i = 0; i < run.arms.size(); ++i) {
-    arms[i].arm = &run.arms[i];
-    index[run.arms[i].id] = i;
-  }
-  for (const results::StoredTrial& t : run.trials) {
-    auto it = index.find(t.arm);
-    if (it == index.end()) {
-      return MakeError(
-          ErrorKind::kConfig,
-          fmt::format("{}: trial {} names arm {}, which does not exist", run.path, t.seq, t.arm));
-    }
-    if (t.interrupted) continue;
-    ArmData& a = arms[it->second];
-    a.trials.push_back(&t);
-    if (t.valid) a.valid.push_back(&t);
-  }
-  for (ArmData& a : arms) {
-    a.used = a.valid.empty() ? a.trials : a.valid;
-  }
-  for (ArmData& a : arms) {
-    if (Status st = LoadArm(db, a); !st) return st.error();
-  }
+  auto pooled = PoolArms(db, run);
+  if (!pooled) return pooled.error();
+  const std::vector<ArmData>& arms = *pooled;
 
   // Factors that vary between arms, in the scenario's order.
   std::vector<std::string> varying;

@@ -1,0 +1,83 @@
+// compare — `pqc-bench compare RUN RUN... [--baseline N] [--fail-if EXPR]...`: stored runs of
+// the same arms side by side, every difference from the baseline run with its interval, and
+// regression gates for CI (exit 4 when one fails: the whole interval beyond its threshold).
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.h"
+#include "report/comparison_output.h"
+#include "report/run_comparison.h"
+
+namespace pqc::cli {
+namespace {
+
+// kExitGateFailed: a --fail-if gate failed (documented in docs/cli.md).
+constexpr int kExitGateFailed = 4;
+
+struct CompareFlags {
+  std::vector<std::string> runs, gates;
+  size_t baseline = 1;
+  std::string format = "table", output;
+  int resamples = 1000;
+};
+
+void AddCompareFlags(CLI::App& app, CompareFlags& f) {
+  app.add_option("runs", f.runs, "run directories or results.sqlite files (two or more)")
+      ->required();
+  app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1000}));
+  app.add_option("--format", f.format, "table | md | json")->capture_default_str();
+  app.add_option("--output,-o", f.output, "write to this file instead of standard output");
+  app.add_option("--fail-if", f.gates,
+                 "regression gate, e.g. 'handshake.p99 > +5%' or 'connect.p50 > +1ms': exit 4 "
+                 "when the difference's whole interval is beyond it (repeatable)");
+  app.add_option("--resamples", f.resamples, "bootstrap resamples per interval")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 100000));
+}
+
+}  // namespace
+
+int CompareMain(int argc, char** argv) {
+  CLI::App app{
+      "Compare stored runs of the same arms: other machines, OpenSSL builds, or before "
+      "and after a change.",
+      "pqc-bench compare"};
+  CompareFlags f;
+  AddCompareFlags(app, f);
+  if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  auto format = report::ParseFormat(f.format);
+  if (!format) return ReportError("compare", format.error());
+  report::CompareOptions options{.baseline = f.baseline - 1, .resamples = f.resamples};
+  for (const std::string& text : f.gates) {
+    auto gate = report::ParseGate(text);
+    if (!gate) return ReportError("compare", gate.error());
+    options.gates.push_back(std::move(*gate));
+  }
+  auto comparison = report::CompareRuns(f.runs, options);
+  if (!comparison) return ReportError("compare", comparison.error());
+  std::ofstream file;
+  if (!f.output.empty()) {
+    file.open(f.output, std::ios::trunc);
+    if (!file) {
+      return ReportError(
+          "compare", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", f.output)));
+    }
+  }
+  std::ostream& out = f.output.empty() ? std::cout : file;
+  if (Status st = report::WriteComparison(out, *comparison, *format); !st) {
+    return ReportError("compare", st.error());
+  }
+  for (const report::GateResult& g : comparison->gates) {
+    if (g.failed) {
+      fmt::print(stderr, "pqc-bench compare: gate '{}' failed for arm {} (run {}): {}\n", g.gate,
+                 g.arm, g.run + 1, g.difference.verdict);
+    }
+  }
+  return comparison->any_gate_failed() ? kExitGateFailed : kExitOk;
+}
+
+}  // namespace pqc::cli

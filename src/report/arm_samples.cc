@@ -1,0 +1,65 @@
+#include "report/arm_samples.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace pqc::report {
+namespace {
+
+Status LoadArm(results::Db& db, ArmData& a) {
+  std::array<TrialSamples, kAllPhases.size()> samples;
+  for (const results::StoredTrial* t : a.used) {
+    auto rec = results::ReadTrialRecords(db, t->id);
+    if (!rec) return rec.error();
+    PhaseSamples ps = MeasuredPhaseSamples(rec->load);
+    for (size_t p = 0; p < ps.size(); ++p) samples[p].push_back(std::move(ps[p]));
+    for (const ConnectionRecord& c : rec->load.connections) {
+      if (!c.measured) continue;
+      ++a.connections;
+      if (!c.ok()) ++a.errors;
+      if (c.tls_done != 0) a.bytes.Add(c);
+    }
+    a.client_cpu_s += t->client_cpu_s;
+    if (t->server_cpu_s && t->server_handshakes) {
+      a.server_cpu_s += *t->server_cpu_s;
+      a.server_handshakes += *t->server_handshakes;
+    }
+  }
+  for (size_t p = 0; p < samples.size(); ++p) {
+    size_t n = 0;
+    for (const auto& v : samples[p]) n += v.size();
+    if (n > 0) a.phases[p] = std::make_unique<PooledSamples>(samples[p]);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run) {
+  std::vector<ArmData> arms(run.arms.size());
+  std::map<uint32_t, size_t> index;
+  for (size_t i = 0; i < run.arms.size(); ++i) {
+    arms[i].arm = &run.arms[i];
+    index[run.arms[i].id] = i;
+  }
+  for (const results::StoredTrial& t : run.trials) {
+    auto it = index.find(t.arm);
+    if (it == index.end()) {
+      return MakeError(
+          ErrorKind::kConfig,
+          fmt::format("{}: trial {} names arm {}, which does not exist", run.path, t.seq, t.arm));
+    }
+    if (t.interrupted) continue;
+    ArmData& a = arms[it->second];
+    a.trials.push_back(&t);
+    if (t.valid) a.valid.push_back(&t);
+  }
+  for (ArmData& a : arms) {
+    a.used = a.valid.empty() ? a.trials : a.valid;
+    if (Status st = LoadArm(db, a); !st) return st.error();
+  }
+  return arms;
+}
+
+}  // namespace pqc::report

@@ -1,0 +1,40 @@
+// arm_samples — a stored run's arms with their trials' connections pooled: the raw material of
+// every statistic a report draws from an arm (study_summary) or compares across runs
+// (compare), read from the database once per arm.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "client/summary.h"
+#include "core/error.h"
+#include "results/run_reader.h"
+#include "results/sqlite_db.h"
+#include "stats/pooled_samples.h"
+
+namespace pqc::report {
+
+// ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
+struct ArmData {
+  const results::StoredArm* arm = nullptr;
+  std::vector<const results::StoredTrial*> trials;  // all, in run order
+  std::vector<const results::StoredTrial*> valid;
+  // used: the trials the statistics come from — the valid ones, or, when an arm has none,
+  // all of its finished trials, so that the numbers are shown (marked invalid) rather than
+  // withheld: a saturated load generator still measured something worth seeing.
+  std::vector<const results::StoredTrial*> used;
+  bool from_invalid() const { return valid.empty() && !used.empty(); }
+  std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // the used trials
+  uint64_t connections = 0, errors = 0;
+  HandshakeBytesTally bytes;  // the completed handshakes' byte counts
+  double server_cpu_s = 0, client_cpu_s = 0;
+  uint64_t server_handshakes = 0;
+};
+
+// PoolArms: one ArmData per stored arm, in the run's order, its trials grouped and its
+// connections pooled.
+Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run);
+
+}  // namespace pqc::report

@@ -1,0 +1,248 @@
+#include "report/run_comparison.h"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <map>
+#include <memory>
+
+#include "report/arm_samples.h"
+#include "results/run_reader.h"
+#include "stats/bootstrap.h"
+#include "stats/verdict.h"
+
+namespace pqc::report {
+namespace {
+
+constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
+                                    Statistic::kP99};
+
+// LoadedRun: one run's database, its stored facts and its pooled arms (which point into
+// `run`, hence the fixed address).
+struct LoadedRun {
+  std::string path;
+  std::unique_ptr<results::Db> db;
+  results::StoredRun run;
+  std::vector<ArmData> arms;
+};
+
+Result<std::unique_ptr<LoadedRun>> Load(const std::string& path) {
+  auto r = std::make_unique<LoadedRun>();
+  r->path = path;
+  auto db = results::OpenResults(path);
+  if (!db) return db.error();
+  r->db = std::make_unique<results::Db>(std::move(*db));
+  auto run = results::ReadRun(*r->db);
+  if (!run) return run.error();
+  r->run = std::move(*run);
+  auto arms = PoolArms(*r->db, r->run);
+  if (!arms) return arms.error();
+  r->arms = std::move(*arms);
+  return r;
+}
+
+std::string Sha256Hex(const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+  std::string hex;
+  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+ComparedRun FactsOf(const LoadedRun& r) {
+  const results::RunInfo& i = r.run.info;
+  return {.path = r.path,
+          .title = i.title,
+          .scenario = i.scenario,
+          .scenario_sha256 = Sha256Hex(i.scenario_text),
+          .started = i.started,
+          .cpu_model = i.cpu_model,
+          .kernel = i.kernel,
+          .hostname = i.hostname,
+          .openssl_version = i.openssl_version,
+          .tool_version = i.tool_version,
+          .git_commit = i.git_commit,
+          .target = i.target,
+          .cores = i.cores,
+          .complete = r.run.complete};
+}
+
+// FactsThatDiffer: what a reader must know before trusting a difference — the machine, the
+// OpenSSL build, the tool and the scenario, where run k differs from the baseline.
+void FactsThatDiffer(const ComparedRun& b, const ComparedRun& o, size_t k, size_t base,
+                     std::vector<std::string>& out) {
+  const std::pair<const char*, std::pair<std::string, std::string>> facts[] = {
+      {"cpu_model", {b.cpu_model, o.cpu_model}},
+      {"cores", {std::to_string(b.cores), std::to_string(o.cores)}},
+      {"kernel", {b.kernel, o.kernel}},
+      {"hostname", {b.hostname, o.hostname}},
+      {"openssl_version", {b.openssl_version, o.openssl_version}},
+      {"tool_version", {b.tool_version, o.tool_version}},
+      {"git_commit", {b.git_commit, o.git_commit}},
+      {"target", {b.target, o.target}},
+      {"scenario", {b.scenario, o.scenario}},
+      {"scenario text (sha256)",
+       {b.scenario_sha256.substr(0, 12), o.scenario_sha256.substr(0, 12)}},
+  };
+  for (const auto& [name, values] : facts) {
+    if (values.first != values.second) {
+      out.push_back(fmt::format("run {} vs run {}: {} {} vs {}", k + 1, base + 1, name,
+                                values.first, values.second));
+    }
+  }
+}
+
+std::vector<std::string> SettingDifferences(const nlohmann::json& base,
+                                            const nlohmann::json& other) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : base.items()) {
+    const auto it = other.find(key);
+    if (it == other.end()) {
+      out.push_back(fmt::format("{}: {} vs (not stored)", key, value.dump()));
+    } else if (*it != value) {
+      out.push_back(fmt::format("{}: {} vs {}", key, value.dump(), it->dump()));
+    }
+  }
+  for (const auto& [key, value] : other.items()) {
+    if (!base.contains(key))
+      out.push_back(fmt::format("{}: (not stored) vs {}", key, value.dump()));
+  }
+  return out;
+}
+
+std::optional<double> StatisticOfArm(const ArmData& a, Phase p, Statistic s) {
+  const auto& samples = a.phases[static_cast<size_t>(p)];
+  if (!samples || samples->size() == 0) return std::nullopt;
+  return Finite(StatisticOf(samples->sorted(), s));
+}
+
+ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const BootstrapOptions& bo) {
+  ArmVersus v;
+  v.run = run;
+  v.baseline_arm = b.arm->id;
+  v.arm = o.arm->id;
+  v.from_invalid_trials = b.from_invalid() || o.from_invalid();
+  for (Phase p : kAllPhases) {
+    const auto& sb = b.phases[static_cast<size_t>(p)];
+    const auto& so = o.phases[static_cast<size_t>(p)];
+    if (!sb || !so) continue;
+    PhaseVersus& pv = v.phases.emplace_back();
+    pv.phase = p;
+    for (Statistic s : kStatistics) {
+      const Interval d = DifferenceInterval(*sb, *so, s, bo);
+      Verdict verdict = MakeVerdict(d);
+      pv.statistics.push_back({s,
+                               StatisticOfArm(b, p, s),
+                               StatisticOfArm(o, p, s),
+                               {Finite(d.estimate), Finite(d.lo), Finite(d.hi), verdict.detectable,
+                                std::move(verdict.text)}});
+    }
+  }
+  const ByteStats bb = b.bytes.Bytes(), ob = o.bytes.Bytes();
+  v.bytes = {
+      {"ClientHello", Finite(bb.client_hello.mean), Finite(ob.client_hello.mean)},
+      {"ServerHello", Finite(bb.server_hello.mean), Finite(ob.server_hello.mean)},
+      {"Certificate", Finite(bb.certificate.mean), Finite(ob.certificate.mean)},
+      {"CertificateVerify", Finite(bb.certificate_verify.mean), Finite(ob.certificate_verify.mean)},
+      {"server's first flight", Finite(bb.handshake_read_mean), Finite(ob.handshake_read_mean)}};
+  v.setting_differences = SettingDifferences(b.arm->settings, o.arm->settings);
+  return v;
+}
+
+void EvaluateGates(const std::vector<Gate>& gates, const MatchedArm& arm, RunComparison& out) {
+  for (const Gate& g : gates) {
+    for (const ArmVersus& v : arm.versus) {
+      for (const PhaseVersus& p : v.phases) {
+        if (p.phase != g.phase) continue;
+        for (const StatisticVersus& s : p.statistics) {
+          if (s.statistic != g.statistic) continue;
+          GateResult r{.gate = g.text, .arm = arm.label, .run = v.run};
+          r.baseline_us = s.baseline_us;
+          r.threshold_us =
+              g.relative
+                  ? (s.baseline_us ? std::optional<double>(*s.baseline_us * g.threshold / 100)
+                                   : std::nullopt)
+                  : std::optional<double>(g.threshold);
+          r.difference = s.difference;
+          r.failed = GateFails(g, s.difference.lo, s.difference.hi, s.baseline_us);
+          out.gates.push_back(std::move(r));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool RunComparison::any_gate_failed() const {
+  for (const GateResult& g : gates) {
+    if (g.failed) return true;
+  }
+  return false;
+}
+
+Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
+                                  const CompareOptions& options) {
+  if (paths.size() < 2) {
+    return MakeError(ErrorKind::kUsage,
+                     "compare needs two runs or more (run directories or "
+                     "results.sqlite files)");
+  }
+  if (options.baseline >= paths.size()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--baseline {}: there are {} runs (1 to {})", options.baseline + 1,
+                                 paths.size(), paths.size()));
+  }
+  std::vector<std::unique_ptr<LoadedRun>> runs;
+  for (const std::string& p : paths) {
+    auto r = Load(p);
+    if (!r) return r.error();
+    runs.push_back(std::move(*r));
+  }
+  RunComparison out;
+  out.baseline = options.baseline;
+  out.confidence = options.confidence;
+  for (const auto& r : runs) out.runs.push_back(FactsOf(*r));
+  const size_t base = options.baseline;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (k != base) FactsThatDiffer(out.runs[base], out.runs[k], k, base, out.facts_that_differ);
+  }
+  // Arms by their factors: {"group": "X25519"} names the same arm in any run of the study.
+  std::vector<std::map<std::string, const ArmData*>> by_key(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    for (const ArmData& a : runs[k]->arms) {
+      by_key[k][nlohmann::json(a.arm->factors).dump()] = &a;
+    }
+  }
+  BootstrapOptions bo;
+  bo.resamples = options.resamples;
+  bo.confidence = options.confidence;
+  bo.seed = runs[base]->run.info.seed;
+  for (const ArmData& b : runs[base]->arms) {
+    MatchedArm m;
+    m.label = b.arm->label;
+    m.factors = nlohmann::json(b.arm->factors).dump();
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (k == base) continue;
+      auto it = by_key[k].find(m.factors);
+      if (it == by_key[k].end()) continue;
+      m.versus.push_back(Versus(b, *it->second, k, bo));
+    }
+    if (m.versus.size() + 1 < runs.size()) {
+      // Missing from some run: listed with the run that has it, never dropped silently.
+      out.only_in_one.push_back({base, m.label, m.factors});
+    }
+    EvaluateGates(options.gates, m, out);
+    out.arms.push_back(std::move(m));
+  }
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (k == base) continue;
+    for (const auto& [key, a] : by_key[k]) {
+      if (by_key[base].count(key) == 0) out.only_in_one.push_back({k, a->arm->label, key});
+    }
+  }
+  return out;
+}
+
+}  // namespace pqc::report

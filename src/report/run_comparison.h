@@ -1,0 +1,98 @@
+// run_comparison — two or more stored runs of the same arms, side by side: arms matched by
+// their factors (never by position), each phase's mean, p50, p95 and p99 in every run, and the
+// difference from the baseline run with a bootstrap interval and the verdict `report` words it
+// with. The runs are independent samples: each run's valid trials' connections are resampled,
+// stratified by trial (stats/bootstrap.h). What else differs between the runs — their machine
+// and OpenSSL facts, their scenario text, an arm's stored settings — is listed, never hidden,
+// and so are the arms one run has and another lacks. Regression gates (gate.h) are evaluated
+// on the same differences.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "report/gate.h"
+#include "report/summary.h"
+
+namespace pqc::report {
+
+struct CompareOptions {
+  size_t baseline = 0;  // index into the runs
+  int resamples = 1000;
+  double confidence = 0.95;
+  std::vector<Gate> gates;
+};
+
+// ComparedRun: the facts of one run that a comparison puts side by side.
+struct ComparedRun {
+  std::string path, title, scenario, scenario_sha256, started, cpu_model, kernel, hostname,
+      openssl_version, tool_version, git_commit, target;
+  uint64_t cores = 0;
+  bool complete = false;
+};
+
+struct StatisticVersus {
+  Statistic statistic = Statistic::kP50;
+  std::optional<double> baseline_us, other_us;
+  Difference difference;  // other − baseline, µs
+};
+
+struct PhaseVersus {
+  Phase phase = Phase::kHandshake;
+  std::vector<StatisticVersus> statistics;  // mean, p50, p95, p99
+};
+
+// MessageVersus: a handshake message's mean size in both runs (bytes).
+struct MessageVersus {
+  std::string message;
+  std::optional<double> baseline, other;
+};
+
+// ArmVersus: one matched arm of one run against the same arm of the baseline run.
+struct ArmVersus {
+  size_t run = 0;
+  uint64_t baseline_arm = 0, arm = 0;
+  bool from_invalid_trials = false;  // either side has no valid trial (numbers marked)
+  std::vector<PhaseVersus> phases;
+  std::vector<MessageVersus> bytes;
+  std::vector<std::string> setting_differences;  // "duration: 8s vs 20s"
+};
+
+struct MatchedArm {
+  std::string label;              // the baseline run's
+  std::string factors;            // the matching key, as JSON
+  std::vector<ArmVersus> versus;  // one per other run that has the arm
+};
+
+struct UnmatchedArm {
+  size_t run = 0;
+  std::string label, factors;
+};
+
+struct GateResult {
+  std::string gate, arm;
+  size_t run = 0;
+  std::optional<double> baseline_us, threshold_us;
+  Difference difference;
+  bool failed = false;
+};
+
+struct RunComparison {
+  std::vector<ComparedRun> runs;
+  size_t baseline = 0;
+  double confidence = 0.95;
+  std::vector<std::string> facts_that_differ;  // "cpu_model: A vs B" (baseline vs run k)
+  std::vector<MatchedArm> arms;                // in the baseline run's order
+  std::vector<UnmatchedArm> only_in_one;
+  std::vector<GateResult> gates;
+  bool any_gate_failed() const;
+};
+
+// CompareRuns: `paths` are run directories or results.sqlite files (at least two).
+Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
+                                  const CompareOptions& options);
+
+}  // namespace pqc::report
