@@ -90,7 +90,8 @@ bool GateFails(const Gate& gate, std::optional<double> lo, std::optional<double>
                std::optional<double> baseline_us) {
   double threshold = gate.threshold;
   if (gate.relative) {
-    if (!baseline_us || !std::isfinite(*baseline_us)) return false;
+    // A share of a baseline that is not a positive latency is no threshold at all.
+    if (!baseline_us || !std::isfinite(*baseline_us) || *baseline_us <= 0) return false;
     threshold = *baseline_us * gate.threshold / 100;
   }
   if (gate.above) return lo && std::isfinite(*lo) && *lo > threshold;
