@@ -3,6 +3,7 @@
 // regression gates for CI (exit 4 when one fails: the whole interval beyond its threshold).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -70,6 +71,13 @@ int CompareMain(int argc, char** argv) {
   std::ostream& out = f.output.empty() ? std::cout : file;
   if (Status st = report::WriteComparison(out, *comparison, *format); !st) {
     return ReportError("compare", st.error());
+  }
+  const bool compared = std::any_of(comparison->arms.begin(), comparison->arms.end(),
+                                    [](const report::MatchedArm& a) { return !a.versus.empty(); });
+  if (!compared) {
+    return ReportError("compare", MakeError(ErrorKind::kUsage,
+                                            "the runs share no arm (arms match by their matrix "
+                                            "factors): compare runs of the same study"));
   }
   for (const report::GateResult& g : comparison->gates) {
     if (g.failed) {

@@ -60,7 +60,13 @@ std::vector<std::string> Findings(const RunComparison& c) {
       }
     }
   }
-  if (undetectable > 0 || out.empty()) {
+  const bool compared = std::any_of(c.arms.begin(), c.arms.end(),
+                                    [](const MatchedArm& a) { return !a.versus.empty(); });
+  if (!compared) {
+    out.push_back(
+        "no arm of the baseline run is in another run (arms match by their matrix "
+        "factors): nothing was compared");
+  } else if (undetectable > 0 || out.empty()) {
     out.push_back(
         fmt::format("{} arm phase(s): no difference detectable in p50 or p99 at {:.0f} "
                     "% confidence",
@@ -86,13 +92,14 @@ void WriteText(std::ostream& out, const RunComparison& c, bool md) {
   for (const std::string& f : Findings(c)) out << "- " << f << '\n';
   out << '\n' << h2 << "Runs\n\n";
   Table runs;
-  runs.headers = {"run",    "path",    "title", "started", "cpu",    "cores",
-                  "kernel", "openssl", "tool",  "commit",  "target", "scenario sha256"};
+  runs.headers = {"run",     "path", "title",  "started", "cpu",     "cores",          "kernel",
+                  "openssl", "tool", "commit", "target",  "network", "scenario sha256"};
   for (size_t k = 0; k < c.runs.size(); ++k) {
-    const ComparedRun& r = c.runs[k];
-    runs.rows.push_back({RunName(c, k), r.path, r.title, r.started, r.cpu_model,
-                         std::to_string(r.cores), r.kernel, r.openssl_version, r.tool_version,
-                         r.git_commit, r.target, r.scenario_sha256.substr(0, 12)});
+    const RunFacts& f = c.runs[k].facts;
+    runs.rows.push_back({RunName(c, k), c.runs[k].path, f.title, f.started, f.cpu_model,
+                         std::to_string(f.cores), f.kernel, f.openssl_version, f.tool_version,
+                         f.git_commit, f.target, f.network,
+                         c.runs[k].scenario_sha256.substr(0, 12)});
   }
   WriteTable(out, runs, md);
   if (!c.facts_that_differ.empty()) {
@@ -166,20 +173,22 @@ ordered_json Json(const RunComparison& c) {
                     {"confidence", c.confidence}};
   ordered_json runs = ordered_json::array();
   for (const ComparedRun& r : c.runs) {
+    const RunFacts& f = r.facts;
     runs.push_back({{"path", r.path},
-                    {"title", r.title},
-                    {"scenario", r.scenario},
+                    {"title", f.title},
+                    {"scenario", f.scenario},
                     {"scenario_sha256", r.scenario_sha256},
-                    {"started", r.started},
-                    {"complete", r.complete},
-                    {"cpu_model", r.cpu_model},
-                    {"cores", r.cores},
-                    {"kernel", r.kernel},
-                    {"hostname", r.hostname},
-                    {"openssl_version", r.openssl_version},
-                    {"tool_version", r.tool_version},
-                    {"git_commit", r.git_commit},
-                    {"target", r.target}});
+                    {"started", f.started},
+                    {"complete", f.complete},
+                    {"cpu_model", f.cpu_model},
+                    {"cores", f.cores},
+                    {"kernel", f.kernel},
+                    {"hostname", f.hostname},
+                    {"openssl_version", f.openssl_version},
+                    {"tool_version", f.tool_version},
+                    {"git_commit", f.git_commit},
+                    {"target", f.target},
+                    {"network", f.network}});
   }
   j["runs"] = std::move(runs);
   j["findings"] = Findings(c);

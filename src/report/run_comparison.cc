@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "report/arm_samples.h"
+#include "report/study_summary.h"
 #include "results/run_reader.h"
 #include "stats/bootstrap.h"
 #include "stats/verdict.h"
@@ -50,38 +51,28 @@ std::string Sha256Hex(const std::string& text) {
   return hex;
 }
 
-ComparedRun FactsOf(const LoadedRun& r) {
-  const results::RunInfo& i = r.run.info;
+ComparedRun FactsOf(const LoadedRun& r, const CompareOptions& o) {
   return {.path = r.path,
-          .title = i.title,
-          .scenario = i.scenario,
-          .scenario_sha256 = Sha256Hex(i.scenario_text),
-          .started = i.started,
-          .cpu_model = i.cpu_model,
-          .kernel = i.kernel,
-          .hostname = i.hostname,
-          .openssl_version = i.openssl_version,
-          .tool_version = i.tool_version,
-          .git_commit = i.git_commit,
-          .target = i.target,
-          .cores = i.cores,
-          .complete = r.run.complete};
+          .scenario_sha256 = Sha256Hex(r.run.info.scenario_text),
+          .facts = FactsOfRun(r.run, {.resamples = o.resamples, .confidence = o.confidence})};
 }
 
 // FactsThatDiffer: what a reader must know before trusting a difference — the machine, the
 // OpenSSL build, the tool and the scenario, where run k differs from the baseline.
 void FactsThatDiffer(const ComparedRun& b, const ComparedRun& o, size_t k, size_t base,
                      std::vector<std::string>& out) {
+  const RunFacts &bf = b.facts, &of = o.facts;
   const std::pair<const char*, std::pair<std::string, std::string>> facts[] = {
-      {"cpu_model", {b.cpu_model, o.cpu_model}},
-      {"cores", {std::to_string(b.cores), std::to_string(o.cores)}},
-      {"kernel", {b.kernel, o.kernel}},
-      {"hostname", {b.hostname, o.hostname}},
-      {"openssl_version", {b.openssl_version, o.openssl_version}},
-      {"tool_version", {b.tool_version, o.tool_version}},
-      {"git_commit", {b.git_commit, o.git_commit}},
-      {"target", {b.target, o.target}},
-      {"scenario", {b.scenario, o.scenario}},
+      {"cpu_model", {bf.cpu_model, of.cpu_model}},
+      {"cores", {std::to_string(bf.cores), std::to_string(of.cores)}},
+      {"kernel", {bf.kernel, of.kernel}},
+      {"hostname", {bf.hostname, of.hostname}},
+      {"openssl_version", {bf.openssl_version, of.openssl_version}},
+      {"tool_version", {bf.tool_version, of.tool_version}},
+      {"git_commit", {bf.git_commit, of.git_commit}},
+      {"target", {bf.target, of.target}},
+      {"network", {bf.network, of.network}},
+      {"scenario", {bf.scenario, of.scenario}},
       {"scenario text (sha256)",
        {b.scenario_sha256.substr(0, 12), o.scenario_sha256.substr(0, 12)}},
   };
@@ -203,7 +194,7 @@ Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
   RunComparison out;
   out.baseline = options.baseline;
   out.confidence = options.confidence;
-  for (const auto& r : runs) out.runs.push_back(FactsOf(*r));
+  for (const auto& r : runs) out.runs.push_back(FactsOf(*r, options));
   const size_t base = options.baseline;
   for (size_t k = 0; k < runs.size(); ++k) {
     if (k != base) FactsThatDiffer(out.runs[base], out.runs[k], k, base, out.facts_that_differ);

@@ -26,12 +26,11 @@ struct CompareOptions {
   std::vector<Gate> gates;
 };
 
-// ComparedRun: the facts of one run that a comparison puts side by side.
+// ComparedRun: one run's facts as its summary states them, where it was read from, and a
+// digest of its scenario text (two runs of "the same study" may have edited it).
 struct ComparedRun {
-  std::string path, title, scenario, scenario_sha256, started, cpu_model, kernel, hostname,
-      openssl_version, tool_version, git_commit, target;
-  uint64_t cores = 0;
-  bool complete = false;
+  std::string path, scenario_sha256;
+  RunFacts facts;
 };
 
 struct StatisticVersus {

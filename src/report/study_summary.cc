@@ -270,6 +270,32 @@ double SummaryPhase(const nlohmann::json& summary, const char* phase, const char
 
 }  // namespace
 
+RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options) {
+  const Networks networks = NetworksOf(run);
+  return {.dir = run.path,
+          .scenario = run.info.scenario,
+          .scenario_file = run.info.scenario_file,
+          .title = run.info.title,
+          .tool_version = run.info.tool_version,
+          .git_commit = run.info.git_commit,
+          .openssl_version = run.info.openssl_version,
+          .cpu_model = run.info.cpu_model,
+          .cores = run.info.cores,
+          .kernel = run.info.kernel,
+          .hostname = run.info.hostname,
+          .started = run.info.started,
+          .ended = run.ended.empty() ? std::nullopt : std::optional<std::string>(run.ended),
+          .complete = run.complete,
+          .target = run.info.target,
+          .network = RunNetwork(run, networks),
+          .seed = run.info.seed,
+          .full = run.info.options.value("full", false),
+          .trials_planned = run.info.trials_planned,
+          .trials_done = run.trials.size(),
+          .confidence = options.confidence,
+          .resamples = options.resamples};
+}
+
 Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
                                   const SummaryOptions& options) {
   BootstrapOptions bo;
@@ -299,28 +325,7 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   const uint32_t planned_per_arm =
       run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());
   Summary doc;
-  doc.run = {.dir = run.path,
-             .scenario = run.info.scenario,
-             .scenario_file = run.info.scenario_file,
-             .title = run.info.title,
-             .tool_version = run.info.tool_version,
-             .git_commit = run.info.git_commit,
-             .openssl_version = run.info.openssl_version,
-             .cpu_model = run.info.cpu_model,
-             .cores = run.info.cores,
-             .kernel = run.info.kernel,
-             .hostname = run.info.hostname,
-             .started = run.info.started,
-             .ended = run.ended.empty() ? std::nullopt : std::optional<std::string>(run.ended),
-             .complete = run.complete,
-             .target = run.info.target,
-             .network = RunNetwork(run, networks),
-             .seed = run.info.seed,
-             .full = run.info.options.value("full", false),
-             .trials_planned = run.info.trials_planned,
-             .trials_done = run.trials.size(),
-             .confidence = options.confidence,
-             .resamples = options.resamples};
+  doc.run = FactsOfRun(run, options);
   doc.factors = varying;
   for (const ArmData& a : arms) doc.arms.push_back(SummarizeArm(a, rtts, bo, planned_per_arm));
   if (!arms.empty()) doc.comparisons = Comparisons(arms, varying, bo);

@@ -18,6 +18,10 @@ struct SummaryOptions {
   double confidence = 0.95;
 };
 
+// FactsOfRun: the run's facts as the summary states them (machine, OpenSSL, tool, target,
+// networks, completeness).
+RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options = {});
+
 Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
                                   const SummaryOptions& options = {});
 

@@ -6,8 +6,8 @@
 
 #include "core/csv.h"
 #include "core/slow_start.h"
-#include "report/cpu_tables.h"
 #include "core/text_table.h"
+#include "report/cpu_tables.h"
 
 namespace pqc::report {
 namespace {
