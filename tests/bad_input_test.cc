@@ -272,5 +272,23 @@ TEST_F(BadInputTest, LoadFlagsAreTheScenarioKeysWithTheirDefaultsAndChecks) {
   }
 }
 
+// compare: a gate it cannot read and a run that is not there are refused before anything is
+// computed, each naming what was wrong and what is valid.
+TEST_F(BadInputTest, CompareRefusesABadGateAndAMissingRun) {
+  test::BenchExit gate = Run({"compare", "a", "b", "--fail-if", "handshake.p42 > +5%"});
+  ExpectCleanFailure(gate, 2);
+  EXPECT_TRUE(Contains(gate.output, "unknown statistic 'p42'")) << gate.output;
+  EXPECT_TRUE(Contains(gate.output, "statistics: mean, p50, p95, p99")) << gate.output;
+  const std::string missing = dir_ + "/no-such-run";
+  test::BenchExit run = Run({"compare", missing, missing});
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_NE(run.code, 0) << run.output;
+  EXPECT_LT(run.code, 128) << run.output;
+  EXPECT_TRUE(Contains(run.output, missing)) << run.output;
+  test::BenchExit one = Run({"compare", missing});
+  ExpectCleanFailure(one, 2);
+  EXPECT_TRUE(Contains(one.output, "two runs or more")) << one.output;
+}
+
 }  // namespace
 }  // namespace pqc
