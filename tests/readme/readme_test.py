@@ -221,6 +221,9 @@ def main():
         # 0); what is checked is that both arms were compared and the exit status says what
         # the gate table says.
         assert "Findings" in out and "Gates" in out, out[-2000:]
+        # Each arm's handshake median has a difference worded as report words it.
+        medians = [l for l in out.splitlines() if re.match(r"handshake\s+p50\s", l)]
+        assert len(medians) == 2 and all(" ms" in l for l in medians), medians
         rows = [l for l in out.splitlines() if l.startswith("handshake.p99 > +10%")]
         assert len(rows) == 2, f"{len(rows)} gate rows for the 2 arms:\n{out[-2000:]}"
         failed = any(l.rstrip().endswith("FAILED") for l in rows)
@@ -321,6 +324,11 @@ def main():
                     passed += 1
                     continue
                 for attempt in (1, 2):
+                    # A results directory of the step's own (--results before): a retried
+                    # attempt starts it afresh, so that it holds one run.
+                    own = re.search(r"--results (\S+)", readme)
+                    if own:
+                        shutil.rmtree(os.path.join(ROOT, own.group(1)), ignore_errors=True)
                     rc, out, secs = run_step(command, limit)
                     last_rc[0] = rc
                     try:
