@@ -52,6 +52,30 @@ TEST(StudentT, IntervalOverValues) {
   EXPECT_TRUE(std::isnan(o.lo));
 }
 
+TEST(StudentT, WelchDifferenceOfTwoIndependentSetsOfTrials) {
+  // base: mean 2, s² 1, n 3; other: mean 5.5, s² 5/3, n 4. se² = 1/3 + 5/12 = 0.75; Welch's
+  // df = 0.75² / ((1/3)²/2 + (5/12)²/3) = 4.96, rounded down to 4 (t = 2.776).
+  const std::vector<double> base = {1, 2, 3}, other = {4, 5, 6, 7, NAN};
+  const MeanInterval d = WelchDifference(base, other, 0.95);
+  EXPECT_EQ(d.n, 3);
+  EXPECT_DOUBLE_EQ(d.mean, 3.5);
+  const double half = StudentTQuantile(0.95, 4) * std::sqrt(0.75);
+  EXPECT_NEAR(d.lo, 3.5 - half, 1e-12);
+  EXPECT_NEAR(d.hi, 3.5 + half, 1e-12);
+  EXPECT_GT(d.lo, 0);  // 1.10: the two sets differ detectably
+  // One trial on a side: an estimate, no interval; none on a side: nothing.
+  const std::vector<double> one = {9};
+  const MeanInterval single = WelchDifference(base, one, 0.95);
+  EXPECT_DOUBLE_EQ(single.mean, 7);
+  EXPECT_TRUE(std::isnan(single.lo));
+  EXPECT_TRUE(std::isnan(WelchDifference(base, std::vector<double>{}, 0.95).mean));
+  // Identical trials on both sides: the difference is exact.
+  const std::vector<double> same = {4, 4};
+  const MeanInterval exact = WelchDifference(same, std::vector<double>{6, 6}, 0.95);
+  EXPECT_DOUBLE_EQ(exact.lo, 2);
+  EXPECT_DOUBLE_EQ(exact.hi, 2);
+}
+
 speed::SpeedTable KnownTable() {
   speed::SpeedTable t;
   auto add = [&t](const char* alg, bool group, speed::SpeedOp op, double us) {

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "browser_check.h"
 #include "report/comparison_output.h"
 #include "report/gate.h"
 #include "report/run_comparison.h"
@@ -134,6 +138,10 @@ class CompareTest : public ::testing::Test {
         t.ended = "2026-12-01T00:00:06Z";
         t.valid = true;
         t.summary = nlohmann::json::object();
+        // The server's CPU per handshake: 100 and 110 µs in run a, 200 and 230 µs in run b.
+        t.server_handshakes = 1000;
+        t.server_cpu_s = (name == "a" ? 0.100 + 0.010 * block : 0.200 + 0.030 * block);
+        t.client_cpu_s = 0.040;  // 100 µs per connection (400 per trial), in both runs
         t.load = loads_[loads_.size() - 2 + block].get();
         EXPECT_TRUE(w->WriteTrial(t));
       }
@@ -177,6 +185,23 @@ TEST_F(CompareTest, MatchesArmsByFactorsListsTheRestAndGatesOnTheInterval) {
       }
     }
   }
+  // CPU: one value per trial, compared over trials (Welch): +110 µs per handshake, detectable;
+  // the client's is the same in both runs.
+  ASSERT_EQ(x.versus[0].cpu.size(), 2u);
+  const report::CpuVersus& server = x.versus[0].cpu[0];
+  EXPECT_EQ(server.what, "server CPU per handshake");
+  EXPECT_NEAR(*server.baseline_us, 105, 1e-9);
+  EXPECT_NEAR(*server.other_us, 215, 1e-9);
+  EXPECT_EQ(server.baseline_trials, 2);
+  EXPECT_NEAR(*server.difference.estimate, 110, 1e-9);
+  ASSERT_TRUE(server.difference.lo && server.difference.hi);
+  EXPECT_LT(*server.difference.lo, 110);
+  EXPECT_GT(*server.difference.hi, 110);
+  EXPECT_NEAR(*server.relative_pct, 100.0 * 110 / 105, 1e-9);
+  const report::CpuVersus& client = x.versus[0].cpu[1];
+  EXPECT_NEAR(*client.baseline_us, 100, 1e-9);
+  EXPECT_NEAR(*client.difference.estimate, 0, 1e-9);
+  EXPECT_FALSE(client.difference.detectable) << client.difference.verdict;
   EXPECT_EQ(x.versus[0].setting_differences,
             std::vector<std::string>({"duration: \"8s\" vs \"9s\""}));
   // X25519MLKEM768 only in A, MLKEM768 only in B: both listed, neither compared.
@@ -207,8 +232,69 @@ TEST_F(CompareTest, MatchesArmsByFactorsListsTheRestAndGatesOnTheInterval) {
   auto parsed = nlohmann::json::parse(json.str());
   EXPECT_EQ(parsed["gates"][0]["failed"], true);
   EXPECT_EQ(parsed["arms_not_in_every_run"].size(), 2u);
-  std::ostringstream html;
-  EXPECT_FALSE(report::WriteComparison(html, *c, report::Format::kHtml));
+  // CSV: fixed columns, a row per arm, run, measure and statistic (4 statistics of each
+  // measured phase, then the two CPU rows).
+  std::ostringstream csv;
+  ASSERT_TRUE(report::WriteComparison(csv, *c, report::Format::kCsv));
+  std::istringstream lines(csv.str());
+  std::string header, line;
+  std::getline(lines, header);
+  EXPECT_EQ(header,
+            "arm,factors,run,baseline_run,measure,statistic,baseline_us,other_us,difference_us,"
+            "lo_us,hi_us,detectable,from_invalid_trials");
+  size_t rows = 0, server_rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    if (line.find(",cpu:server,mean,") != std::string::npos) {
+      ++server_rows;
+      EXPECT_EQ(line.rfind("X25519,", 0), 0u) << line;
+    }
+  }
+  EXPECT_EQ(rows, 4 * x.versus[0].phases.size() + 2);
+  EXPECT_EQ(server_rows, 1u);
+}
+
+// The HTML page, opened in headless Chromium: the findings first, every chart drawn (the
+// differences as bars with their intervals, each matched arm's spectra one line per run),
+// nothing fetched, no console error.
+TEST_F(CompareTest, HtmlPageRendersInChromium) {
+  browser::ExpectBrowserTools();
+  if (HasFatalFailure()) return;
+  const std::string a = Write("a", {"X25519", "X25519MLKEM768"}, 1'000'000);
+  const std::string b = Write("b", {"MLKEM768", "X25519"}, 2'000'000);
+  auto c = report::CompareRuns({a, b}, {});
+  ASSERT_TRUE(c) << c.error().message;
+  const fs::path html = browser::BrowserOutDir() / "compare.html";
+  {
+    std::ofstream out(html);
+    ASSERT_TRUE(report::WriteComparison(out, *c, report::Format::kHtml));
+  }
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_LT(page.find("id=\"findings\""), page.find("id=\"runs\""));
+  EXPECT_NE(page.find("X25519, handshake (run 2 vs run 1): p50 +1.000 ms"), std::string::npos);
+  const browser::Browsed browsed =
+      browser::RunChecker(html, browser::BrowserOutDir() / "compare.png");
+  nlohmann::json r = browsed.result;
+  ASSERT_TRUE(r.is_object()) << "no result (exit " << browsed.exit_code
+                             << "): " << browsed.stderr_text;
+  EXPECT_EQ(browsed.exit_code, 0) << r.dump(1) << browsed.stderr_text;
+  EXPECT_EQ(r["consoleErrors"], nlohmann::json::array());
+  EXPECT_EQ(r["blockedRequests"], nlohmann::json::array());
+  // Drawn: the differences and X25519's spectra; X25519MLKEM768 is in run a only.
+  ASSERT_TRUE(r["charts"].contains("chart-differences")) << r.dump(1);
+  ASSERT_TRUE(r["charts"].contains("chart-spectrum-0")) << r.dump(1);
+  EXPECT_FALSE(r["charts"].contains("chart-spectrum-1"));
+  EXPECT_NE(std::find(r["omitted"].begin(), r["omitted"].end(), "chart-spectrum-1-omitted"),
+            r["omitted"].end());
+  const nlohmann::json& diffs = r["charts"]["chart-differences"];
+  EXPECT_TRUE(diffs["rendered"].get<bool>());
+  // The handshake phase is shown first: one arm, four statistics, four bars, each with its
+  // interval, and the zero line.
+  EXPECT_EQ(diffs["rects"].get<size_t>(), 4u) << diffs;
+  EXPECT_EQ(diffs["rules"].get<size_t>(), 5u) << diffs;
+  const nlohmann::json& spectra = r["charts"]["chart-spectrum-0"];
+  EXPECT_EQ(spectra["lines"].get<size_t>(), 2u) << spectra;  // one per run
 }
 
 TEST_F(CompareTest, RefusesFewerThanTwoRunsAndABaselineOutOfRange) {

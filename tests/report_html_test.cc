@@ -4,11 +4,7 @@
 // chart with the right number of lines and bars, log no console error and fetch nothing.
 // Chromium, Node.js and the npm packages come from scripts/setup.sh; when one is missing the
 // browser tests fail and say so, rather than skip.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "browser_check.h"
 #include "report/chart_scripts.h"
 #include "report/chart_specs.h"
 #include "report/html_report.h"
@@ -27,12 +24,13 @@
 #include "report/summary_json.h"
 #include "summary_fixtures.h"
 
-extern char** environ;
-
 namespace pqc {
 namespace {
 
 namespace fs = std::filesystem;
+using browser::Browsed;
+using browser::ExpectBrowserTools;
+using browser::RunChecker;
 using nlohmann::json;
 
 json LoadFixture(const std::string& name) {
@@ -260,6 +258,12 @@ TEST(HtmlReport, ShowsRunFactsFailuresAndWarnings) {
               std::string::npos)
         << fact;
   }
+  // The findings come before the tables, each sentence with its interval.
+  const size_t findings = fresh.find("<ul id=\"findings\">");
+  ASSERT_NE(findings, std::string::npos);
+  EXPECT_LT(findings, fresh.find("<table id=\"arms\">"));
+  EXPECT_NE(fresh.find("<li>X25519MLKEM768 vs X25519: handshake p50 +0.397 ms [0.373, 0.414]"),
+            std::string::npos);
   // run.network was once printed by the report but never written by the summary.
   EXPECT_EQ(run["network"], "loopback (no emulation)");
   EXPECT_EQ(fresh.find("<dt>network</dt><dd>–</dd>"), std::string::npos);
@@ -320,81 +324,17 @@ TEST(HtmlReport, EmbedsTheChartLibrariesAndNoNetworkAddress) {
 
 // ---- in headless Chromium ---------------------------------------------------------------
 
-struct Browsed {
-  int exit_code = -1;
-  json result;
-  std::string stderr_text;
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// RunChecker: check_report.mjs on `html`, its JSON result and exit status.
-Browsed RunChecker(const fs::path& html, const fs::path& png) {
-  Browsed browsed;
-  fs::path out_file = fs::path(html).replace_extension(".out.json");
-  fs::path err_file = fs::path(html).replace_extension(".err.txt");
-  fs::remove(png);
-  std::vector<std::string> args = {
-      PQC_NODE,     PQC_BROWSER_SCRIPT, "--modules",   PQC_WEB_MODULES_DIR, "--chromium",
-      PQC_CHROMIUM, "--report",         html.string(), "--screenshot",      png.string()};
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    browsed.stderr_text = "could not start " + args[0] + ": " + strerror(rc);
-    return browsed;
-  }
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);  // check_report.mjs ends itself after 60 s at most
-  browsed.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  browsed.stderr_text = ReadFile(err_file);
-  browsed.result = json::parse(ReadFile(out_file), nullptr, /*allow_exceptions=*/false);
-  return browsed;
-}
-
-fs::path OutDir() {
-  fs::path dir = fs::path(PQC_REPORT_OUT_DIR);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // Browse: writes the report for `fixture` (build/tests/report_html/<fixture>.html) and checks
 // it in the browser, leaving the screenshot beside it.
 Browsed Browse(const std::string& fixture) {
   std::string stem = fs::path(fixture).stem().string();
-  fs::path html = OutDir() / (stem + ".html");
+  fs::path html = browser::BrowserOutDir() / (stem + ".html");
   {
     std::ofstream out(html);
     Status status = WriteHtmlReport(Typed(LoadFixture(fixture)), out);
     EXPECT_TRUE(status.ok()) << status.error().message;
   }
-  return RunChecker(html, OutDir() / (stem + ".png"));
-}
-
-void ExpectBrowserTools() {
-  // Missing tools are a failed set-up, not a reason to skip: scripts/setup.sh installs them.
-  for (const auto& [what, path] :
-       {std::pair<std::string, std::string>{"Node.js (node)", PQC_NODE},
-        {"Chromium", PQC_CHROMIUM},
-        {"playwright-core", std::string(PQC_WEB_MODULES_DIR) + "/playwright-core"}}) {
-    ASSERT_TRUE(fs::exists(path)) << what << " not found at '" << path
-                                  << "': run scripts/setup.sh (it installs Chromium from "
-                                     "Debian and the npm packages of web/package.json)";
-  }
+  return RunChecker(html, browser::BrowserOutDir() / (stem + ".png"));
 }
 
 // The checker itself must notice what it is there to catch: a page that fetches a file and
@@ -402,14 +342,14 @@ void ExpectBrowserTools() {
 TEST(BrowserChecker, CatchesRequestsAndConsoleErrors) {
   ExpectBrowserTools();
   if (HasFatalFailure()) return;
-  fs::path html = OutDir() / "checker_negative.html";
+  fs::path html = browser::BrowserOutDir() / "checker_negative.html";
   {
     std::ofstream out(html);
     out << "<!DOCTYPE html><html><head><title>negative</title></head><body>"
            "<img src=\"missing-picture.png\"><script>console.error('deliberate');</script>"
            "</body></html>\n";
   }
-  Browsed browsed = RunChecker(html, OutDir() / "checker_negative.png");
+  Browsed browsed = RunChecker(html, browser::BrowserOutDir() / "checker_negative.png");
   ASSERT_TRUE(browsed.result.is_object()) << browsed.stderr_text;
   EXPECT_EQ(browsed.exit_code, 1);
   EXPECT_FALSE(browsed.result["ok"].get<bool>());

@@ -42,6 +42,34 @@ std::string Row(const std::string& table, const std::string& label) {
   return {};
 }
 
+// Findings first: sentences from the verdicts, each with its interval, before any table.
+TEST(Findings, OpenTheReportWithEveryComparisonAndItsInterval) {
+  const std::string table = Table(Fixture("summary_fresh_study.json"));
+  const size_t findings = table.find("findings");
+  ASSERT_NE(findings, std::string::npos) << table;
+  EXPECT_LT(findings, table.find("connect (ms)"));
+  const size_t sentence =
+      table.find("X25519MLKEM768 vs X25519: handshake p50 +0.397 ms [0.373, 0.414] (+");
+  EXPECT_NE(sentence, std::string::npos) << table;
+  EXPECT_LT(sentence, table.find("connect (ms)"));
+  // The server's extra CPU, paired by block over 3 blocks: 18 % [3 %, 33 %].
+  EXPECT_NE(table.find("the server spends +18 % CPU per handshake [+3 %, +33 %]"),
+            std::string::npos)
+      << table;
+  // A failed arm is named among the findings, with its reason.
+  const std::string failed = Table(Fixture("summary_failed_slhdsa.json"));
+  EXPECT_NE(failed.find("ml-dsa-65 vs ecdsa-p256: handshake p50 +1.482 ms [1.281, 1.904]"),
+            std::string::npos)
+      << failed;
+  EXPECT_NE(failed.find("slh-dsa-sha2-128f FAILED: "), std::string::npos) << failed;
+  // A payload sweep: the response per size too, "no difference detectable" said as such.
+  const std::string sweep = Table(Fixture("summary_payload_sweep.json"));
+  EXPECT_NE(sweep.find("X25519 · 10K vs X25519 · OK: response p50 no difference detectable"),
+            std::string::npos)
+      << sweep;
+  EXPECT_NE(sweep.find("(one paired trial: no interval)"), std::string::npos) << sweep;
+}
+
 TEST(RoundTripTable, RealSweepMatchesTheModel) {
   const std::string table = Table(Fixture("summary_rtt_sweep.json"));
   EXPECT_NE(table.find("doubling each round trip"), std::string::npos) << table;

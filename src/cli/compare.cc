@@ -30,7 +30,7 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
   app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1000}));
-  app.add_option("--format", f.format, "table | md | json")->capture_default_str();
+  app.add_option("--format", f.format, "table | md | csv | json | html")->capture_default_str();
   app.add_option("--output,-o", f.output, "write to this file instead of standard output");
   app.add_option("--fail-if", f.gates,
                  "regression gate, e.g. 'handshake.p99 > +5%' or 'connect.p50 > +1ms': exit 4 "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 namespace pqc::report {
@@ -9,22 +10,32 @@ namespace {
 
 Status LoadArm(results::Db& db, ArmData& a) {
   std::array<TrialSamples, kAllPhases.size()> samples;
+  const bool busy_poll = a.arm->settings.value("busy_poll", false);
   for (const results::StoredTrial* t : a.used) {
     auto rec = results::ReadTrialRecords(db, t->id);
     if (!rec) return rec.error();
     PhaseSamples ps = MeasuredPhaseSamples(rec->load);
     for (size_t p = 0; p < ps.size(); ++p) samples[p].push_back(std::move(ps[p]));
+    uint64_t connections = 0;
     for (const ConnectionRecord& c : rec->load.connections) {
       if (!c.measured) continue;
-      ++a.connections;
+      ++connections;
       if (!c.ok()) ++a.errors;
       if (c.tls_done != 0) a.bytes.Add(c);
     }
+    a.connections += connections;
     a.client_cpu_s += t->client_cpu_s;
+    a.client_us_per_connection.push_back(
+        connections > 0 && !busy_poll ? t->client_cpu_s * 1e6 / static_cast<double>(connections)
+                                      : NAN);
     if (t->server_cpu_s && t->server_handshakes) {
       a.server_cpu_s += *t->server_cpu_s;
       a.server_handshakes += *t->server_handshakes;
     }
+    a.server_us_per_handshake.push_back(
+        t->server_cpu_s && t->server_handshakes && *t->server_handshakes > 0
+            ? *t->server_cpu_s * 1e6 / static_cast<double>(*t->server_handshakes)
+            : NAN);
   }
   for (size_t p = 0; p < samples.size(); ++p) {
     size_t n = 0;

@@ -31,6 +31,11 @@ struct ArmData {
   HandshakeBytesTally bytes;  // the completed handshakes' byte counts
   double server_cpu_s = 0, client_cpu_s = 0;
   uint64_t server_handshakes = 0;
+  // One value per used trial (NaN where the trial has none): the server's CPU per handshake
+  // from its own rusage, and the load generator's per measured connection (none when it
+  // busy-polls, which spends CPU waiting by design). CPU is accounted per trial, so trials,
+  // not connections, are its observations.
+  std::vector<double> server_us_per_handshake, client_us_per_connection;
 };
 
 // PoolArms: one ArmData per stored arm, in the run's order, its trials grouped and its

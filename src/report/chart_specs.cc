@@ -20,13 +20,6 @@ using nlohmann::json;
 constexpr int kWidth = 640;
 constexpr int kHeight = 300;
 
-json BaseSpec() {
-  return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-          {"width", kWidth},
-          {"height", kHeight},
-          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
-}
-
 Chart Omitted(Chart chart, std::string reason) {
   chart.spec = nullptr;
   chart.omitted = std::move(reason);
@@ -76,6 +69,13 @@ std::string Percentile(double q) {
 }
 
 }  // namespace
+
+nlohmann::json BaseChartSpec() {
+  return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+          {"width", kWidth},
+          {"height", kHeight},
+          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
+}
 
 Chart SpectrumChart(const Summary& summary) {
   Chart chart{.id = "chart-spectrum",
@@ -150,7 +150,7 @@ Chart SpectrumChart(const Summary& summary) {
     y["scale"] = {{"type", "log"}};
     y["title"] = "latency (ms, log scale)";
   }
-  json spec = BaseSpec();
+  json spec = BaseChartSpec();
   spec["data"] = {{"values", rows}};
   spec["params"] =
       json::array({{{"name", "phase"},
@@ -317,7 +317,7 @@ Chart Sweep(const Summary& summary, Chart chart, const SweepAxis& axis) {
                 {"type", "nominal"},
                 {"title", nullptr},
                 {"scale", {{"scheme", ColorScheme(chart.series)}}}};
-  json spec = BaseSpec();
+  json spec = BaseChartSpec();
   spec["data"] = {{"values", rows}};
   spec["layer"] = json::array(
       {{{"mark", {{"type", "line"}, {"point", true}}},
@@ -433,7 +433,7 @@ Chart WireBytesChart(const Summary& summary) {
   }
   json messages = json::array(
       {"ClientHello", "ServerHello", "Certificate", "CertificateVerify", "rest of the flight"});
-  json spec = BaseSpec();
+  json spec = BaseChartSpec();
   spec.erase("height");
   spec["height"] = {{"step", 30}};
   spec["layer"] = json::array(

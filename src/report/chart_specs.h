@@ -24,6 +24,9 @@ struct Chart {
   bool drawn() const { return !spec.is_null(); }
 };
 
+// BaseChartSpec: what every chart of every page shares (schema, size, font).
+nlohmann::json BaseChartSpec();
+
 // SpectrumChart: latency by percentile, x = -log10(1 - q) (labelled 50, 90, 99, 99.9, …, max),
 // one line per arm; a selector picks the phase when arms have spectra of several phases.
 Chart SpectrumChart(const Summary& summary);

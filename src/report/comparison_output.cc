@@ -6,73 +6,18 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/csv.h"
 #include "core/text_table.h"
+#include "report/comparison_html.h"
+#include "report/comparison_tables.h"
 
 namespace pqc::report {
 namespace {
 
 using nlohmann::ordered_json;
 
-std::string Ms(std::optional<double> us) {
-  return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
-}
-
 ordered_json Num(std::optional<double> v) {
   return v ? ordered_json(*v) : ordered_json();
-}
-
-std::string RunName(const RunComparison& c, size_t k) {
-  return fmt::format("run {}{}", k + 1, k == c.baseline ? " (baseline)" : "");
-}
-
-// Findings: for each arm, run and phase, its median and its tail (p50, p99) in one sentence
-// when either differs detectably, each difference with its interval and its size relative to
-// the baseline; the phases where neither does are counted and said to show none.
-std::vector<std::string> Findings(const RunComparison& c) {
-  std::vector<std::string> out;
-  size_t undetectable = 0;
-  for (const MatchedArm& a : c.arms) {
-    for (const ArmVersus& v : a.versus) {
-      for (const PhaseVersus& p : v.phases) {
-        std::string parts;
-        for (const StatisticVersus& s : p.statistics) {
-          if (s.statistic != Statistic::kP50 && s.statistic != Statistic::kP99) continue;
-          const double pct = s.baseline_us && *s.baseline_us != 0 && s.difference.estimate
-                                 ? 100 * *s.difference.estimate / *s.baseline_us
-                                 : NAN;
-          parts += fmt::format("{}{} {}{}", parts.empty() ? "" : "; ", StatisticName(s.statistic),
-                               s.difference.verdict,
-                               s.difference.detectable && std::isfinite(pct)
-                                   ? fmt::format(" ({:+.1f} %)", pct)
-                                   : "");
-        }
-        const bool any = std::any_of(p.statistics.begin(), p.statistics.end(), [](const auto& s) {
-          return (s.statistic == Statistic::kP50 || s.statistic == Statistic::kP99) &&
-                 s.difference.detectable;
-        });
-        if (!any) {
-          ++undetectable;
-          continue;
-        }
-        out.push_back(fmt::format("{}, {} (run {} vs run {}): {}{}", a.label, PhaseName(p.phase),
-                                  v.run + 1, c.baseline + 1, parts,
-                                  v.from_invalid_trials ? " — from invalid trials" : ""));
-      }
-    }
-  }
-  const bool compared = std::any_of(c.arms.begin(), c.arms.end(),
-                                    [](const MatchedArm& a) { return !a.versus.empty(); });
-  if (!compared) {
-    out.push_back(
-        "no arm of the baseline run is in another run (arms match by their matrix "
-        "factors): nothing was compared");
-  } else if (undetectable > 0 || out.empty()) {
-    out.push_back(
-        fmt::format("{} arm phase(s): no difference detectable in p50 or p99 at {:.0f} "
-                    "% confidence",
-                    undetectable, c.confidence * 100));
-  }
-  return out;
 }
 
 void WriteTable(std::ostream& out, const Table& t, bool markdown) {
@@ -89,74 +34,36 @@ void WriteText(std::ostream& out, const RunComparison& c, bool md) {
   out << h1 << "Comparison of " << c.runs.size() << " runs (baseline: run " << c.baseline + 1
       << ")\n\n"
       << h2 << "Findings\n\n";
-  for (const std::string& f : Findings(c)) out << "- " << f << '\n';
+  for (const std::string& f : ComparisonFindings(c)) out << "- " << f << '\n';
   out << '\n' << h2 << "Runs\n\n";
-  Table runs;
-  runs.headers = {"run",     "path", "title",  "started", "cpu",     "cores",          "kernel",
-                  "openssl", "tool", "commit", "target",  "network", "scenario sha256"};
-  for (size_t k = 0; k < c.runs.size(); ++k) {
-    const RunFacts& f = c.runs[k].facts;
-    runs.rows.push_back({RunName(c, k), c.runs[k].path, f.title, f.started, f.cpu_model,
-                         std::to_string(f.cores), f.kernel, f.openssl_version, f.tool_version,
-                         f.git_commit, f.target, f.network,
-                         c.runs[k].scenario_sha256.substr(0, 12)});
-  }
-  WriteTable(out, runs, md);
+  WriteTable(out, RunsTable(c), md);
   if (!c.facts_that_differ.empty()) {
     out << '\n' << h2 << "What differs besides the arms\n\n";
     for (const std::string& f : c.facts_that_differ) out << "- " << f << '\n';
   }
   if (!c.only_in_one.empty()) {
     out << '\n' << h2 << "Arms not in every run (not compared)\n\n";
-    for (const UnmatchedArm& a : c.only_in_one) {
-      out << "- " << a.label << " " << a.factors << ": in run " << a.run + 1
-          << (a.run == c.baseline ? " (baseline), missing from another" : " only") << '\n';
-    }
+    for (const UnmatchedArm& a : c.only_in_one) out << "- " << UnmatchedText(c, a) << '\n';
   }
   for (const MatchedArm& a : c.arms) {
     for (const ArmVersus& v : a.versus) {
       out << '\n'
-          << h2 << a.label << ": run " << v.run + 1 << " vs run " << c.baseline + 1
-          << " (ms; difference = run " << v.run + 1 << " − run " << c.baseline + 1 << ")"
-          << (v.from_invalid_trials ? " — from INVALID trials" : "") << "\n\n";
+          << h2 << VersusTitle(c, a, v) << " (ms; difference = run " << v.run + 1 << " − run "
+          << c.baseline + 1 << ")" << (v.from_invalid_trials ? " — from INVALID trials" : "")
+          << "\n\n";
       if (!v.setting_differences.empty()) {
-        out << "settings that differ: ";
-        for (size_t i = 0; i < v.setting_differences.size(); ++i) {
-          out << (i ? "; " : "") << v.setting_differences[i];
-        }
-        out << "\n\n";
+        out << "settings that differ: " << SettingDifferencesText(v) << "\n\n";
       }
-      Table t;
-      t.headers = {"phase", "statistic", RunName(c, c.baseline), RunName(c, v.run), "difference"};
-      t.right = {false, false, true, true, false};
-      for (const PhaseVersus& p : v.phases) {
-        for (const StatisticVersus& s : p.statistics) {
-          t.rows.push_back({std::string(PhaseName(p.phase)),
-                            std::string(StatisticName(s.statistic)), Ms(s.baseline_us),
-                            Ms(s.other_us), s.difference.verdict});
-        }
-      }
-      WriteTable(out, t, md);
-      Table bytes;
-      bytes.headers = {"bytes (mean)", RunName(c, c.baseline), RunName(c, v.run)};
-      bytes.right = {false, true, true};
-      for (const MessageVersus& m : v.bytes) {
-        auto b = [](std::optional<double> x) { return x ? fmt::format("{:.0f}", *x) : "-"; };
-        bytes.rows.push_back({m.message, b(m.baseline), b(m.other)});
-      }
+      WriteTable(out, LatencyTable(c, v), md);
       out << '\n';
-      WriteTable(out, bytes, md);
+      WriteTable(out, CpuTable(c, v), md);
+      out << '\n';
+      WriteTable(out, BytesTable(c, v), md);
     }
   }
   if (!c.gates.empty()) {
     out << '\n' << h2 << "Gates\n\n";
-    Table g;
-    g.headers = {"gate", "arm", "run", "threshold (ms)", "difference", "result"};
-    for (const GateResult& r : c.gates) {
-      g.rows.push_back({r.gate, r.arm, std::to_string(r.run + 1), Ms(r.threshold_us),
-                        r.difference.verdict, r.failed ? "FAILED" : "passed"});
-    }
-    WriteTable(out, g, md);
+    WriteTable(out, GatesTable(c), md);
   }
 }
 
@@ -191,7 +98,7 @@ ordered_json Json(const RunComparison& c) {
                     {"network", f.network}});
   }
   j["runs"] = std::move(runs);
-  j["findings"] = Findings(c);
+  j["findings"] = ComparisonFindings(c);
   j["facts_that_differ"] = c.facts_that_differ;
   ordered_json only = ordered_json::array();
   for (const UnmatchedArm& a : c.only_in_one) {
@@ -218,12 +125,23 @@ ordered_json Json(const RunComparison& c) {
       for (const MessageVersus& m : v.bytes) {
         bytes[m.message] = {{"baseline", Num(m.baseline)}, {"other", Num(m.other)}};
       }
+      ordered_json cpu = ordered_json::array();
+      for (const CpuVersus& x : v.cpu) {
+        cpu.push_back({{"what", x.what},
+                       {"baseline_us", Num(x.baseline_us)},
+                       {"other_us", Num(x.other_us)},
+                       {"baseline_trials", x.baseline_trials},
+                       {"other_trials", x.other_trials},
+                       {"difference_us", DifferenceJson(x.difference)},
+                       {"relative_pct", Num(x.relative_pct)}});
+      }
       versus.push_back({{"run", v.run + 1},
                         {"baseline_arm", v.baseline_arm},
                         {"arm", v.arm},
                         {"from_invalid_trials", v.from_invalid_trials},
                         {"setting_differences", v.setting_differences},
                         {"phases", std::move(phases)},
+                        {"cpu", std::move(cpu)},
                         {"bytes", std::move(bytes)}});
     }
     arms.push_back({{"label", a.label},
@@ -245,6 +163,37 @@ ordered_json Json(const RunComparison& c) {
   return j;
 }
 
+// WriteCsv: one row per arm, run, measure and statistic, fixed columns (the factors as their
+// JSON in one cell): the latency phases, then the CPU per handshake ("cpu:server") and per
+// connection ("cpu:client") as means over trials.
+void WriteCsv(std::ostream& out, const RunComparison& c) {
+  out << "arm,factors,run,baseline_run,measure,statistic,baseline_us,other_us,difference_us,"
+         "lo_us,hi_us,detectable,from_invalid_trials\n";
+  auto num = [](std::optional<double> v) { return v ? fmt::format("{}", *v) : std::string(); };
+  for (const MatchedArm& a : c.arms) {
+    for (const ArmVersus& v : a.versus) {
+      auto row = [&](std::string_view measure, std::string_view statistic,
+                     std::optional<double> base, std::optional<double> other, const Difference& d) {
+        out << CsvField(a.label) << ',' << CsvField(a.factors) << ',' << v.run + 1 << ','
+            << c.baseline + 1 << ',' << measure << ',' << statistic << ',' << num(base) << ','
+            << num(other) << ',' << num(d.estimate) << ',' << num(d.lo) << ',' << num(d.hi) << ','
+            << (d.detectable ? "true" : "false") << ','
+            << (v.from_invalid_trials ? "true" : "false") << '\n';
+      };
+      for (const PhaseVersus& p : v.phases) {
+        for (const StatisticVersus& s : p.statistics) {
+          row(PhaseName(p.phase), StatisticName(s.statistic), s.baseline_us, s.other_us,
+              s.difference);
+        }
+      }
+      for (const CpuVersus& x : v.cpu) {
+        row(x.what.starts_with("server") ? "cpu:server" : "cpu:client", "mean", x.baseline_us,
+            x.other_us, x.difference);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status WriteComparison(std::ostream& out, const RunComparison& c, Format format) {
@@ -258,10 +207,12 @@ Status WriteComparison(std::ostream& out, const RunComparison& c, Format format)
     case Format::kJson:
       out << Json(c).dump(2) << '\n';
       break;
-    default:
-      return MakeError(ErrorKind::kUsage,
-                       "compare --format: table, md or json (csv and html are report's formats; "
-                       "compare does not write them yet)");
+    case Format::kCsv:
+      WriteCsv(out, c);
+      break;
+    case Format::kHtml:
+      WriteComparisonHtml(out, c);
+      break;
   }
   if (!out) return MakeError(ErrorKind::kIo, "writing the comparison failed (disk full?)");
   return {};

@@ -86,16 +86,19 @@ Result<Gate> ParseGate(std::string_view text) {
   return g;
 }
 
+std::optional<double> GateThresholdUs(const Gate& gate, std::optional<double> baseline_us) {
+  if (!gate.relative) return gate.threshold;
+  // A share of a baseline that is not a positive latency is no threshold at all.
+  if (!baseline_us || !std::isfinite(*baseline_us) || *baseline_us <= 0) return std::nullopt;
+  return *baseline_us * gate.threshold / 100;
+}
+
 bool GateFails(const Gate& gate, std::optional<double> lo, std::optional<double> hi,
                std::optional<double> baseline_us) {
-  double threshold = gate.threshold;
-  if (gate.relative) {
-    // A share of a baseline that is not a positive latency is no threshold at all.
-    if (!baseline_us || !std::isfinite(*baseline_us) || *baseline_us <= 0) return false;
-    threshold = *baseline_us * gate.threshold / 100;
-  }
-  if (gate.above) return lo && std::isfinite(*lo) && *lo > threshold;
-  return hi && std::isfinite(*hi) && *hi < threshold;
+  const std::optional<double> threshold = GateThresholdUs(gate, baseline_us);
+  if (!threshold) return false;
+  if (gate.above) return lo && std::isfinite(*lo) && *lo > *threshold;
+  return hi && std::isfinite(*hi) && *hi < *threshold;
 }
 
 }  // namespace pqc::report

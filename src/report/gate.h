@@ -28,6 +28,10 @@ struct Gate {
 // the operator. A bad expression gets an error listing the valid phases and statistics.
 Result<Gate> ParseGate(std::string_view text);
 
+// GateThresholdUs: the threshold in µs — a relative one as its share of `baseline_us` — or
+// nothing when a relative threshold has no positive baseline latency to be a share of.
+std::optional<double> GateThresholdUs(const Gate& gate, std::optional<double> baseline_us);
+
 // GateFails: whether the difference's interval [lo, hi] (µs) lies wholly beyond the gate's
 // threshold (relative thresholds against `baseline_us`). An undefined bound never fails.
 bool GateFails(const Gate& gate, std::optional<double> lo, std::optional<double> hi,

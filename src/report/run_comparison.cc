@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "report/study_summary.h"
 #include "results/run_reader.h"
 #include "stats/bootstrap.h"
+#include "stats/student_t.h"
 #include "stats/verdict.h"
 
 namespace pqc::report {
@@ -108,6 +110,27 @@ std::optional<double> StatisticOfArm(const ArmData& a, Phase p, Statistic s) {
   return Finite(StatisticOf(samples->sorted(), s));
 }
 
+CpuVersus CpuOf(std::string what, const std::vector<double>& base, const std::vector<double>& other,
+                double confidence) {
+  const MeanInterval d = WelchDifference(base, other, confidence);
+  const MeanInterval b = TInterval(base, confidence), o = TInterval(other, confidence);
+  Verdict verdict = MakeVerdict({d.mean, d.lo, d.hi}, VerdictUnit::kMicroseconds);
+  if (std::isfinite(d.mean) && (b.n < 2 || o.n < 2)) {
+    verdict.text =
+        fmt::format("{:+.1f} µs (a run with one trial: no interval over trials)", d.mean);
+  } else if (!std::isfinite(d.mean)) {
+    verdict.text = "not measured in both runs";
+  }
+  return {.what = std::move(what),
+          .baseline_us = Finite(b.mean),
+          .other_us = Finite(o.mean),
+          .relative_pct = Finite(b.n > 0 && b.mean > 0 ? 100 * d.mean / b.mean : NAN),
+          .baseline_trials = b.n,
+          .other_trials = o.n,
+          .difference = {Finite(d.mean), Finite(d.lo), Finite(d.hi), verdict.detectable,
+                         std::move(verdict.text)}};
+}
+
 ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const BootstrapOptions& bo) {
   ArmVersus v;
   v.run = run;
@@ -137,8 +160,20 @@ ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const Bootstrap
       {"Certificate", Finite(bb.certificate.mean), Finite(ob.certificate.mean)},
       {"CertificateVerify", Finite(bb.certificate_verify.mean), Finite(ob.certificate_verify.mean)},
       {"server's first flight", Finite(bb.handshake_read_mean), Finite(ob.handshake_read_mean)}};
+  v.cpu = {CpuOf("server CPU per handshake", b.server_us_per_handshake, o.server_us_per_handshake,
+                 bo.confidence),
+           CpuOf("client CPU per connection", b.client_us_per_connection,
+                 o.client_us_per_connection, bo.confidence)};
   v.setting_differences = SettingDifferences(b.arm->settings, o.arm->settings);
   return v;
+}
+
+RunSpectra SpectraOf(const ArmData& a, size_t run) {
+  RunSpectra out{.run = run};
+  for (size_t p = 0; p < a.phases.size(); ++p) {
+    if (a.phases[p]) out.phases[p] = SpectrumOf(a.phases[p]->sorted());
+  }
+  return out;
 }
 
 void EvaluateGates(const std::vector<Gate>& gates, const MatchedArm& arm, RunComparison& out) {
@@ -150,11 +185,7 @@ void EvaluateGates(const std::vector<Gate>& gates, const MatchedArm& arm, RunCom
           if (s.statistic != g.statistic) continue;
           GateResult r{.gate = g.text, .arm = arm.label, .run = v.run};
           r.baseline_us = s.baseline_us;
-          r.threshold_us =
-              g.relative
-                  ? (s.baseline_us ? std::optional<double>(*s.baseline_us * g.threshold / 100)
-                                   : std::nullopt)
-                  : std::optional<double>(g.threshold);
+          r.threshold_us = GateThresholdUs(g, s.baseline_us);
           r.difference = s.difference;
           r.failed = GateFails(g, s.difference.lo, s.difference.hi, s.baseline_us);
           out.gates.push_back(std::move(r));
@@ -214,11 +245,13 @@ Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
     MatchedArm m;
     m.label = b.arm->label;
     m.factors = nlohmann::json(b.arm->factors).dump();
+    m.spectra.push_back(SpectraOf(b, base));
     for (size_t k = 0; k < runs.size(); ++k) {
       if (k == base) continue;
       auto it = by_key[k].find(m.factors);
       if (it == by_key[k].end()) continue;
       m.versus.push_back(Versus(b, *it->second, k, bo));
+      m.spectra.push_back(SpectraOf(*it->second, k));
     }
     if (m.versus.size() + 1 < runs.size()) {
       // Missing from some run: listed with the run that has it, never dropped silently.

@@ -8,6 +8,7 @@
 // on the same differences.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,6 +51,16 @@ struct MessageVersus {
   std::optional<double> baseline, other;
 };
 
+// CpuVersus: CPU per handshake of the server (its own rusage / its handshakes) or of the load
+// generator per connection, in µs, one value per trial in each run: the means, and their
+// difference with a Welch t interval over the two runs' trials (independent, so unpaired).
+struct CpuVersus {
+  std::string what;  // "server CPU per handshake" | "client CPU per connection"
+  std::optional<double> baseline_us, other_us, relative_pct;  // pct: estimate / baseline
+  int baseline_trials = 0, other_trials = 0;
+  Difference difference;  // µs; verdict in µs
+};
+
 // ArmVersus: one matched arm of one run against the same arm of the baseline run.
 struct ArmVersus {
   size_t run = 0;
@@ -57,13 +68,22 @@ struct ArmVersus {
   bool from_invalid_trials = false;  // either side has no valid trial (numbers marked)
   std::vector<PhaseVersus> phases;
   std::vector<MessageVersus> bytes;
+  std::vector<CpuVersus> cpu;
   std::vector<std::string> setting_differences;  // "duration: 8s vs 20s"
 };
 
+// RunSpectra: one run's latency spectra of the arm, per phase (empty where not measured),
+// for the page's overlaid spectra.
+struct RunSpectra {
+  size_t run = 0;
+  std::array<std::vector<SpectrumPoint>, kAllPhases.size()> phases;
+};
+
 struct MatchedArm {
-  std::string label;              // the baseline run's
-  std::string factors;            // the matching key, as JSON
-  std::vector<ArmVersus> versus;  // one per other run that has the arm
+  std::string label;                // the baseline run's
+  std::string factors;              // the matching key, as JSON
+  std::vector<ArmVersus> versus;    // one per other run that has the arm
+  std::vector<RunSpectra> spectra;  // the baseline's first, then each run in `versus`
 };
 
 struct UnmatchedArm {

@@ -19,13 +19,25 @@
 #include "stats/verdict.h"
 
 namespace pqc::report {
+
+std::vector<SpectrumPoint> SpectrumOf(std::span<const double> sorted) {
+  // The grid: dense in the tail, where hybrid key exchange and loss show.
+  constexpr std::array kGrid = {0.0, 0.1,  0.2,  0.3,   0.4,   0.5,    0.6,    0.7, 0.8,
+                                0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 1.0};
+  std::vector<SpectrumPoint> out;
+  const double n = static_cast<double>(sorted.size());
+  for (double q : kGrid) {
+    // A tail percentile needs at least one sample beyond it to be more than the maximum.
+    if (q > 0 && q < 1 && n * (1 - q) < 1) continue;
+    out.push_back({q, Finite(Percentile(sorted, q))});
+  }
+  return out;
+}
+
 namespace {
 
 constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
                                     Statistic::kP99};
-// The spectrum's grid: dense in the tail, where hybrid key exchange and loss show.
-constexpr std::array kSpectrum = {0.0, 0.1,  0.2,  0.3,   0.4,   0.5,    0.6,    0.7, 0.8,
-                                  0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 1.0};
 
 Bounds Pair(double lo, double hi) {
   return {Finite(lo), Finite(hi)};
@@ -48,12 +60,7 @@ PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) 
   const TrialSpread p50 = SpreadBetweenTrials(s, Statistic::kP50);
   const TrialSpread p99 = SpreadBetweenTrials(s, Statistic::kP99);
   out.trial_spread = {Pair(p50.min, p50.max), Pair(p99.min, p99.max)};
-  const double n = static_cast<double>(sorted.size());
-  for (double q : kSpectrum) {
-    // A tail percentile needs at least one sample beyond it to be more than the maximum.
-    if (q > 0 && q < 1 && n * (1 - q) < 1) continue;
-    out.spectrum.push_back({q, Finite(Percentile(sorted, q))});
-  }
+  out.spectrum = SpectrumOf(sorted);
   return out;
 }
 

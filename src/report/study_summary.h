@@ -6,6 +6,9 @@
 // terminal table, Markdown, CSV, JSON and HTML can never disagree.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "core/error.h"
 #include "report/summary.h"
 #include "results/run_reader.h"
@@ -17,6 +20,10 @@ struct SummaryOptions {
   int resamples = 1000;  // bootstrap resamples per interval
   double confidence = 0.95;
 };
+
+// SpectrumOf: the latency spectrum of sorted samples — percentiles on a grid dense in the
+// tail (p50 … p99.99, the maximum), a tail percentile only where a sample lies beyond it.
+std::vector<SpectrumPoint> SpectrumOf(std::span<const double> sorted);
 
 // FactsOfRun: the run's facts as the summary states them (machine, OpenSSL, tool, target,
 // networks, completeness).

@@ -8,6 +8,7 @@
 #include "core/slow_start.h"
 #include "core/text_table.h"
 #include "report/cpu_tables.h"
+#include "report/study_findings.h"
 
 namespace pqc::report {
 namespace {
@@ -213,6 +214,10 @@ std::string CsvNum(std::optional<double> v) {
 
 void WriteStudyText(std::ostream& out, const Summary& s, TextStyle style) {
   Header(out, s, style);
+  Heading(out, style, "findings");
+  for (const std::string& f : StudyFindings(s)) {
+    out << (style == TextStyle::kMarkdown ? "- " : "  ") << f << '\n';
+  }
   for (Phase phase : kAllPhases) PhaseTable(out, s, style, phase);
   CostTable(out, s, style);
   CpuSections(out, s, style);

@@ -1,5 +1,6 @@
 #include "stats/student_t.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,30 @@ namespace pqc {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Moments: mean and variance of the non-NaN values (variance with n − 1; NaN below 2 values).
+struct Moments {
+  double mean = kNaN, variance = kNaN;
+  int n = 0;
+};
+Moments MomentsOf(std::span<const double> values) {
+  Moments m;
+  double sum = 0;
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    sum += v;
+    ++m.n;
+  }
+  if (m.n == 0) return m;
+  m.mean = sum / m.n;
+  if (m.n < 2) return m;
+  double ss = 0;
+  for (double v : values) {
+    if (!std::isnan(v)) ss += (v - m.mean) * (v - m.mean);
+  }
+  m.variance = ss / (m.n - 1);
+  return m;
+}
 
 }  // namespace
 
@@ -58,22 +83,31 @@ double StudentTQuantile(double confidence, int df) {
 }
 
 MeanInterval TInterval(std::span<const double> values, double confidence) {
-  MeanInterval out{kNaN, kNaN, kNaN, 0};
-  double sum = 0;
-  for (double v : values) {
-    if (std::isnan(v)) continue;
-    sum += v;
-    ++out.n;
+  const Moments m = MomentsOf(values);
+  MeanInterval out{m.mean, kNaN, kNaN, m.n};
+  if (m.n < 2) return out;
+  const double half =
+      StudentTQuantile(confidence, m.n - 1) * std::sqrt(m.variance / static_cast<double>(m.n));
+  out.lo = m.mean - half;
+  out.hi = m.mean + half;
+  return out;
+}
+
+MeanInterval WelchDifference(std::span<const double> base, std::span<const double> other,
+                             double confidence) {
+  const Moments b = MomentsOf(base), o = MomentsOf(other);
+  MeanInterval out{kNaN, kNaN, kNaN, std::min(b.n, o.n)};
+  if (b.n == 0 || o.n == 0) return out;
+  out.mean = o.mean - b.mean;
+  if (b.n < 2 || o.n < 2) return out;
+  const double vb = b.variance / b.n, vo = o.variance / o.n;
+  const double se = std::sqrt(vb + vo);
+  if (se == 0) {  // every trial of both runs agrees exactly: the difference is what it is
+    out.lo = out.hi = out.mean;
+    return out;
   }
-  if (out.n == 0) return out;
-  out.mean = sum / out.n;
-  if (out.n < 2) return out;
-  double ss = 0;
-  for (double v : values) {
-    if (!std::isnan(v)) ss += (v - out.mean) * (v - out.mean);
-  }
-  const double se = std::sqrt(ss / (out.n - 1)) / std::sqrt(static_cast<double>(out.n));
-  const double half = StudentTQuantile(confidence, out.n - 1) * se;
+  const double df = (vb + vo) * (vb + vo) / (vb * vb / (b.n - 1) + vo * vo / (o.n - 1));
+  const double half = StudentTQuantile(confidence, std::max(1, static_cast<int>(df))) * se;
   out.lo = out.mean - half;
   out.hi = out.mean + half;
   return out;

@@ -25,4 +25,12 @@ struct MeanInterval {
 };
 MeanInterval TInterval(std::span<const double> values, double confidence);
 
+// WelchDifference: mean(other) − mean(base) and its two-sided Welch interval, for two
+// independent sets of trials (two runs on different machines or builds: nothing pairs their
+// trials). Degrees of freedom by Welch–Satterthwaite, rounded down to an integer, which widens
+// the interval rather than claiming precision the trials do not have. NaN values are skipped;
+// fewer than 2 values on either side leave lo and hi NaN; n is the smaller side's count.
+MeanInterval WelchDifference(std::span<const double> base, std::span<const double> other,
+                             double confidence);
+
 }  // namespace pqc

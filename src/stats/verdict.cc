@@ -7,10 +7,12 @@
 
 namespace pqc {
 
-Verdict MakeVerdict(const Interval& difference_us) {
-  const double estimate = difference_us.estimate / 1000.0;
-  const double lo = difference_us.lo / 1000.0;
-  const double hi = difference_us.hi / 1000.0;
+Verdict MakeVerdict(const Interval& difference_us, VerdictUnit unit) {
+  const bool ms = unit == VerdictUnit::kMilliseconds;
+  const double scale = ms ? 1000.0 : 1.0;
+  const double estimate = difference_us.estimate / scale;
+  const double lo = difference_us.lo / scale;
+  const double hi = difference_us.hi / scale;
   Verdict verdict;
   if (std::isnan(estimate) || std::isnan(lo) || std::isnan(hi)) {
     verdict.text = "not enough samples for a confidence interval";
@@ -19,11 +21,13 @@ Verdict MakeVerdict(const Interval& difference_us) {
   if (lo > 0 || hi < 0) {
     verdict.detectable = true;
     verdict.sign = lo > 0 ? 1 : -1;
-    verdict.text = fmt::format("{:+.3f} ms [{:.3f}, {:.3f}]", estimate, lo, hi);
+    verdict.text = ms ? fmt::format("{:+.3f} ms [{:.3f}, {:.3f}]", estimate, lo, hi)
+                      : fmt::format("{:+.1f} µs [{:.1f}, {:.1f}]", estimate, lo, hi);
     return verdict;
   }
-  verdict.text = fmt::format("no difference detectable above ±{:.3f} ms",
-                             std::max(std::abs(lo), std::abs(hi)));
+  const double bound = std::max(std::abs(lo), std::abs(hi));
+  verdict.text = ms ? fmt::format("no difference detectable above ±{:.3f} ms", bound)
+                    : fmt::format("no difference detectable above ±{:.1f} µs", bound);
   return verdict;
 }
 

@@ -25,6 +25,9 @@ struct Verdict {
 // neither a 0.090 ms slowdown nor no change, and the half-width (0.050) would understate what
 // remains possible. Undefined intervals (NaN bound or estimate) give
 //   "not enough samples for a confidence interval".
-Verdict MakeVerdict(const Interval& difference_us);
+// kMicroseconds prints µs with one decimal ("+86.3 µs [12.1, 160.5]"), for CPU per
+// handshake, whose differences are tens of µs and whose intervals are over a few trials.
+enum class VerdictUnit { kMilliseconds, kMicroseconds };
+Verdict MakeVerdict(const Interval& difference_us, VerdictUnit unit = VerdictUnit::kMilliseconds);
 
 }  // namespace pqc

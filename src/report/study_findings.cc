@@ -1,0 +1,102 @@
+#include "report/study_findings.h"
+
+#include <fmt/format.h>
+
+namespace pqc::report {
+namespace {
+
+const ArmSummary* ArmById(const Summary& s, uint64_t id) {
+  for (const ArmSummary& a : s.arms) {
+    if (a.id == id) return &a;
+  }
+  return nullptr;
+}
+
+std::optional<double> StatisticOf(const PhaseSummary* p, Statistic stat) {
+  if (p == nullptr) return std::nullopt;
+  return stat == Statistic::kP50 ? p->p50 : p->p99;
+}
+
+// Difference: "p50 +0.213 ms [0.203, 0.223] (+14 %)".
+std::string DifferenceText(const Difference& d, Statistic stat, std::optional<double> baseline) {
+  std::string text = fmt::format("{} {}", StatisticName(stat), d.verdict);
+  if (d.detectable && d.estimate && baseline && *baseline > 0) {
+    text += fmt::format(" ({:+.0f} %)", 100 * *d.estimate / *baseline);
+  }
+  return text;
+}
+
+// ServerCpu: "; the server spends +10 % CPU per handshake [-37 %, +57 %]", from the capacity
+// view (paired by block), or "" when the arm has no classical baseline there.
+std::string ServerCpu(const Summary& s, uint64_t arm, uint64_t baseline) {
+  for (const CapacityArmSummary& c : s.capacity.arms) {
+    if (c.arm != arm || !c.more_cpu_pct || c.baseline != baseline) continue;
+    const MoreCpu& more = *c.more_cpu_pct;
+    if (!more.estimate) return "";
+    if (!more.ci.lo || !more.ci.hi) {
+      return fmt::format(
+          "; the server spends {:+.0f} % CPU per handshake (one paired trial: no interval)",
+          *more.estimate);
+    }
+    const bool detectable = *more.ci.lo > 0 || *more.ci.hi < 0;
+    return fmt::format("; the server spends {:+.0f} % CPU per handshake [{:+.0f} %, {:+.0f} %]{}",
+                       *more.estimate, *more.ci.lo, *more.ci.hi,
+                       detectable ? "" : " (no difference detectable)");
+  }
+  return "";
+}
+
+std::string WithInterval(const char* name, std::optional<double> value, const Bounds& ci) {
+  if (!value) return fmt::format("{} –", name);
+  if (!ci.lo || !ci.hi) return fmt::format("{} {:.3f} ms (no interval)", name, *value / 1000);
+  return fmt::format("{} {:.3f} ms [{:.3f}, {:.3f}]", name, *value / 1000, *ci.lo / 1000,
+                     *ci.hi / 1000);
+}
+
+}  // namespace
+
+std::vector<std::string> StudyFindings(const Summary& s) {
+  std::vector<std::string> out;
+  const std::string first = s.factors.empty() ? "" : s.factors.front();
+  for (const Comparison& c : s.comparisons) {
+    // A payload sweep changes the response, not the handshake: its response is said too.
+    const bool wanted = (c.phase == "handshake" && c.factor == first) ||
+                        (c.phase == "response" && c.factor == "payload");
+    if (!wanted) continue;
+    const ArmSummary* arm = ArmById(s, c.arm);
+    const ArmSummary* base = ArmById(s, c.baseline);
+    if (arm == nullptr || base == nullptr) continue;
+    const Phase phase = c.phase == "handshake" ? Phase::kHandshake : Phase::kResponse;
+    const PhaseSummary* bp = base->phase(phase);
+    std::string sentence =
+        fmt::format("{} vs {}: {} {}, {}", arm->Name(), base->Name(), c.phase,
+                    DifferenceText(c.diffs.p50, Statistic::kP50, StatisticOf(bp, Statistic::kP50)),
+                    DifferenceText(c.diffs.p99, Statistic::kP99, StatisticOf(bp, Statistic::kP99)));
+    if (phase == Phase::kHandshake) sentence += ServerCpu(s, c.arm, c.baseline);
+    if (c.from_invalid_trials) sentence += " — from INVALID trials";
+    out.push_back(sentence + ".");
+  }
+  if (out.empty()) {
+    // Nothing to compare (one arm, or no arm pair differing in one factor): each arm alone.
+    for (const ArmSummary& a : s.arms) {
+      const PhaseSummary* h = a.phase(Phase::kHandshake);
+      if (a.status == "failed" || h == nullptr) continue;
+      out.push_back(fmt::format("{}: handshake {}, {}{}.", a.Name(),
+                                WithInterval("p50", h->p50, h->ci.p50),
+                                WithInterval("p99", h->p99, h->ci.p99),
+                                a.from_invalid_trials ? " — from INVALID trials" : ""));
+    }
+  }
+  for (const ArmSummary& a : s.arms) {
+    if (a.status == "failed") {
+      out.push_back(fmt::format("{} FAILED: {}.", a.Name(), a.failure.value_or("no reason given")));
+    } else if (a.status == "invalid") {
+      out.push_back(fmt::format(
+          "{} has no valid trial: its numbers are shown but not to be trusted (see problems).",
+          a.Name()));
+    }
+  }
+  return out;
+}
+
+}  // namespace pqc::report
