@@ -5,6 +5,9 @@
 # (ThreadSanitizer, gcc, RelWithDebInfo: only the binary and the tests that run threads, which
 # is what test.sh's TSan stage runs) and build-fuzz/ (clang, the libFuzzer targets of fuzz/
 # only, with ASan + UBSan).
+# With PQC_OPENSSL set (another OpenSSL: see setup.sh), against that OpenSSL and its nginx,
+# in trees of the variant's own: build-openssl-LABEL/, build-openssl-LABEL-asan/, ...
+# (PQC_OPENSSL=3.6 → build-openssl-3.6/). Prints the build tree as its last line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-release}
@@ -14,15 +17,17 @@ envfile=$("$here/scripts/setup.sh" | tail -n 1)
 # shellcheck disable=SC1090
 . "$envfile"
 targets=()  # empty: everything
+# The default OpenSSL's trees are build*/; a variant's carry its label (from its env file).
+base="$here/build${PQC_OPENSSL_VARIANT:+-openssl-$PQC_OPENSSL_VARIANT}"
 case "$kind" in
-  release) dir="$here/build"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  asan) dir="$here/build-asan"; flags=(-DCMAKE_BUILD_TYPE=Debug -DPQC_SANITIZE=ON) ;;
+  release) dir="$base"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  asan) dir="$base-asan"; flags=(-DCMAKE_BUILD_TYPE=Debug -DPQC_SANITIZE=ON) ;;
   tsan)
-    dir="$here/build-tsan"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_TSAN=ON)
+    dir="$base-tsan"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_TSAN=ON)
     # Keep in step with the labels test.sh's TSan stage selects.
     targets=(pqc-bench net_test server_test load_test link_test run_test target_test) ;;
   fuzz)
-    dir="$here/build-fuzz"
+    dir="$base-fuzz"
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++)
     targets=(fuzzers) ;;
   *) echo "build.sh: unknown build '$kind' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;

@@ -2,6 +2,9 @@
 # setup.sh — installs everything pqc-bench needs on Debian 12, idempotently:
 # Debian packages, then OpenSSL 3.5 LTS and nginx 1.26 built from Debian 13's source
 # packages into a cache outside the checkout. A second run only checks stamps (seconds).
+# PQC_OPENSSL (and PQC_OPENSSL_FLAGS) choose another OpenSSL instead — a newer release from
+# Debian unstable, or your own source tree or install prefix; nginx is built against it
+# once; see scripts/lib/openssl_variant.sh.
 #
 # Why build OpenSSL: Debian 12 ships OpenSSL 3.0, which has no ML-KEM / ML-DSA.
 # Why a private apt configuration: the system's sources must never be edited; apt still
@@ -10,13 +13,22 @@
 # build time (pinned in web/package-lock.json, installed into the cache, never into the
 # checkout), and its test opens the report in Debian's headless Chromium through
 # playwright-core (which never downloads a browser of its own).
-# Prints, as its last line, the cache prefix file (env.sh) that build.sh sources.
+# Prints, as its last line, the cache prefix file (env.sh, or a variant's
+# env-openssl-LABEL.sh) that build.sh sources.
 set -euo pipefail
 
 CACHE="${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}"
 mkdir -p "$CACHE"
 log() { printf '[setup] %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/debian_sources.sh
+. "$here/scripts/lib/debian_sources.sh"
+# shellcheck source=lib/openssl_variant.sh
+. "$here/scripts/lib/openssl_variant.sh"
+# A bad PQC_OPENSSL fails here, before anything is installed or fetched.
+parse_variant
 
 [ "$(id -u)" = 0 ] || die "must run as root (installs Debian packages); try: sudo $0"
 
@@ -48,56 +60,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     { cat "$CACHE/apt-install.log" >&2; die "apt-get install failed"; }
 fi
 
-# ---- private apt configuration for Debian 13 (trixie) source packages ----------------
-APTDIR="$CACHE/apt"
-mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$APTDIR/cache" "$APTDIR/src"
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-cat >"$APTDIR/sources.list" <<SRC
-deb-src [signed-by=$KEYRING] http://deb.debian.org/debian trixie main
-deb-src [signed-by=$KEYRING] http://deb.debian.org/debian trixie-updates main
-deb-src [signed-by=$KEYRING] http://deb.debian.org/debian-security trixie-security main
-SRC
-APTOPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
-  -o "Dir::Cache::Archives=$APTDIR/archives" -o APT::Sandbox::User=root)
-# Refreshed at most once per set-up (fetch_upstream runs in subshells, so a marker file
-# rather than a variable records it).
-STAMP="$APTDIR/.refreshed-$$"
-trap 'rm -f "$STAMP"' EXIT
-refresh_lists() {
-  [ -f "$STAMP" ] && return
-  log "reading Debian 13 source index (private apt configuration)"
-  apt-get "${APTOPTS[@]}" -qq update >&2
-  rm -f "$APTDIR"/.refreshed-*
-  touch "$STAMP"
-}
+# ---- OpenSSL: the default 3.5 LTS, or the variant PQC_OPENSSL names ---------------------
+resolve_openssl
 
-# fetch_upstream PKG UPSTREAM_PREFIX → prints the path of a verified upstream tarball.
-# The index may list versions whose files the pool no longer holds, so each listed
-# version is tried newest first. Only the .orig tarball is needed: we build upstream
-# sources as released (apt checks its hash against the signed Sources index).
-fetch_upstream() {
-  local pkg=$1 prefix=$2 v up dir
-  refresh_lists
-  for v in $(apt-cache "${APTOPTS[@]}" showsrc "$pkg" | awk '/^Version:/{print $2}' | sort -rV | uniq); do
-    up=${v%%-*}; up=${up#*:}
-    case "$up" in "$prefix"*) ;; *) continue ;; esac
-    dir="$APTDIR/src/$pkg-$v"
-    mkdir -p "$dir"
-    if ! ls "$dir/${pkg}_${up}.orig.tar."* >/dev/null 2>&1; then
-      log "fetching $pkg $v"
-      (cd "$dir" && apt-get "${APTOPTS[@]}" -qq source --download-only "$pkg=$v" >/dev/null 2>&1) || true
-    fi
-    local t
-    for t in "$dir/${pkg}_${up}.orig.tar."{gz,xz}; do
-      if [ -f "$t" ]; then echo "$up $t"; return 0; fi
-    done
-    log "$pkg $v: not in the pool, trying an older listed version"
-  done
-  die "no $prefix* version of the $pkg source package could be fetched from Debian 13"
-}
-
-# ---- OpenSSL 3.5 ----------------------------------------------------------------------
+# ---- nginx 1.26, linked against that OpenSSL -----------------------------------------
 find_built() { # newest complete build in the cache matching a glob
   local d
   for d in $(ls -d "$CACHE"/$1 2>/dev/null | sort -rV); do
@@ -106,55 +72,39 @@ find_built() { # newest complete build in the cache matching a glob
   return 1
 }
 
-OSSL=$(find_built 'openssl-3.5.*' || true)
-if [ -z "$OSSL" ]; then
-  read -r OVER OTAR < <(fetch_upstream openssl 3.5.)
-  OSSL="$CACHE/openssl-$OVER"
-  BUILD="$CACHE/build/openssl-$OVER"
-  rm -rf "$BUILD" "$OSSL"; mkdir -p "$BUILD"
-  log "building OpenSSL $OVER (5 to 8 minutes on 2 cores; cached afterwards)"
-  tar -xf "$OTAR" -C "$BUILD" --strip-components=1
-  (cd "$BUILD" &&
-    ./Configure shared no-docs no-tests --prefix="$OSSL" --libdir=lib \
-      "-Wl,-rpath,$OSSL/lib" >"$BUILD/configure.log" 2>&1 &&
-    make -j"$(nproc)" >"$BUILD/make.log" 2>&1 &&
-    make install_sw install_ssldirs >"$BUILD/install.log" 2>&1) ||
-    die "OpenSSL build failed; see $BUILD/*.log"
-  touch "$OSSL/.complete"
-  rm -rf "$BUILD"
-fi
-"$OSSL/bin/openssl" version >/dev/null || die "cached OpenSSL at $OSSL does not run; delete it and re-run"
-
-# ---- nginx 1.26, linked against that OpenSSL -----------------------------------------
-OVERSION=$(basename "$OSSL"); OVERSION=${OVERSION#openssl-}
 # The recipe number is part of the cache key: bump it when the configure flags change.
 NGINX_RECIPE=2
-NGX=$(find_built "nginx-1.26.*-openssl-$OVERSION-r$NGINX_RECIPE" || true)
+NGX=$(find_built "nginx-1.26.*-openssl-$OKEY-r$NGINX_RECIPE" || true)
 if [ -z "$NGX" ]; then
-  read -r NVER NTAR < <(fetch_upstream nginx 1.26.)
-  NGX="$CACHE/nginx-$NVER-openssl-$OVERSION-r$NGINX_RECIPE"
-  BUILD="$CACHE/build/nginx-$NVER"
+  fetched=$(fetch_upstream nginx 1.26 trixie)
+  read -r NVER NTAR <<<"$fetched"
+  NGX="$CACHE/nginx-$NVER-openssl-$OKEY-r$NGINX_RECIPE"
+  BUILD="$CACHE/build/nginx-$NVER-openssl-$OKEY"
   rm -rf "$BUILD" "$NGX"; mkdir -p "$BUILD"
-  log "building nginx $NVER against OpenSSL $OVERSION"
+  log "building nginx $NVER against OpenSSL $OVER"
   tar -xf "$NTAR" -C "$BUILD" --strip-components=1
   (cd "$BUILD" &&
     ./configure --prefix="$NGX" --with-http_ssl_module --with-http_v2_module \
       --with-threads --with-file-aio --with-pcre \
       --with-cc-opt="-I$OSSL/include -O2" \
-      --with-ld-opt="-L$OSSL/lib -Wl,-rpath,$OSSL/lib" >"$BUILD/configure.log" 2>&1 &&
+      --with-ld-opt="-L$OSSL/$OSSL_LIB -Wl,-rpath,$OSSL/$OSSL_LIB" >"$BUILD/configure.log" 2>&1 &&
     make -j"$(nproc)" >"$BUILD/make.log" 2>&1 &&
     make install >"$BUILD/install.log" 2>&1) ||
-    die "nginx build failed; see $BUILD/*.log"
+    die "nginx build against OpenSSL $OVER (PQC_OPENSSL=$REQ) failed; see $BUILD/*.log"
   touch "$NGX/.complete"
   rm -rf "$BUILD"
 fi
 # (captured first: grep -q closing the pipe early would fail the pipeline under pipefail)
+# nginx names the OpenSSL it was built with, and the one it runs with when they differ.
 ngx_version=$("$NGX/sbin/nginx" -V 2>&1 || true)
-case "$ngx_version" in *"OpenSSL 3.5"*) ;; *) die "nginx at $NGX is not linked against OpenSSL 3.5" ;; esac
+case "$ngx_version" in
+  *"running with"*) die "nginx at $NGX runs with another OpenSSL than it was built with: $ngx_version" ;;
+  *"OpenSSL $OVER"*) ;;
+  *) die "nginx at $NGX is not linked against OpenSSL $OVER" ;;
+esac
 
 # ---- npm packages of the HTML report (chart libraries, browser driver) -----------------
 # The cache key is the lock file's hash: changing a pinned version makes a new directory.
-here=$(cd "$(dirname "$0")/.." && pwd)
 WEB_RECIPE=$(cat "$here/web/package.json" "$here/web/package-lock.json" | sha256sum | cut -c1-12)
 WEB="$CACHE/web-$WEB_RECIPE"
 if [ ! -f "$WEB/.complete" ]; then
@@ -171,11 +121,15 @@ for f in vega/build/vega.min.js vega-lite/build/vega-lite.min.js vega-embed/buil
   [ -f "$WEB/node_modules/$f" ] || die "$WEB/node_modules/$f is missing; delete $WEB and re-run"
 done
 
-cat >"$CACHE/env.sh" <<ENV
+# The default keeps env.sh; a variant has its own, named by its label.
+ENVFILE="$CACHE/env.sh"
+[ -n "$LABEL" ] && ENVFILE="$CACHE/env-openssl-$LABEL.sh"
+cat >"$ENVFILE" <<ENV
 PQC_OPENSSL_ROOT=$OSSL
 PQC_NGINX=$NGX/sbin/nginx
 PQC_WEB_MODULES=$WEB/node_modules
+PQC_OPENSSL_VARIANT=$LABEL
 ENV
-log "OpenSSL: $("$OSSL/bin/openssl" version)"
+log "OpenSSL: $OVER${LABEL:+ (variant $LABEL)} at $OSSL"
 log "nginx:   $NGX/sbin/nginx"
-echo "$CACHE/env.sh"
+echo "$ENVFILE"

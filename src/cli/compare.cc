@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/probe_compare.h"
 #include "report/comparison_output.h"
 #include "report/run_comparison.h"
 
@@ -43,6 +44,8 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
 }  // namespace
 
 int CompareMain(int argc, char** argv) {
+  // Probe documents of two OpenSSL builds, rather than stored runs: cli/probe_compare.h.
+  if (IsProbeComparison(argc, argv)) return CompareProbesMain(argc, argv);
   CLI::App app{
       "Compare stored runs of the same arms: other machines, OpenSSL builds, or before "
       "and after a change.",

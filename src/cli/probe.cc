@@ -1,11 +1,13 @@
-// probe — `pqc-bench probe [--json] [--only NAMES]`: the three-layer support table.
+// probe — `pqc-bench probe [--json] [--only NAMES] [--compare A.json [B.json]]`: the three-layer
+// support table with the build it was measured on, or a comparison of two builds' probes.
 #include "tls/probe.h"
 
 #include <fmt/core.h>
-
-#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
 
 #include "cli/command.h"
+#include "cli/probe_compare.h"
+#include "report/probe_doc.h"
 
 namespace pqc::cli {
 namespace {
@@ -14,37 +16,22 @@ const char* Cell(bool ok) {
   return ok ? "ok" : "FAIL";
 }
 
-nlohmann::json ToJson(const ProbeReport& r) {
-  nlohmann::json j{{"openssl", r.openssl_version},
-                   {"groups", nlohmann::json::array()},
-                   {"signatures", nlohmann::json::array()}};
-  for (const GroupProbe& g : r.groups) {
-    j["groups"].push_back(
-        {{"name", g.group->name},
-         {"family", FamilyName(g.group->family)},
-         {"primitive", g.primitive},
-         {"tls", g.tls},
-         {"negotiated", g.negotiated},
-         {"error", g.error.empty() ? nlohmann::json() : nlohmann::json(g.error)}});
+// PrintBuild: a short header naming the build, so that a saved table says what it measured.
+void PrintBuild(const OpenSslBuildFacts& b) {
+  fmt::print("{} — {}, built {}\n", b.version_text, b.platform, b.built_on);
+  std::vector<std::string> providers;
+  for (const ProviderFacts& p : b.providers) {
+    providers.push_back(p.version.empty() ? p.name : fmt::format("{} {}", p.name, p.version));
   }
-  for (const SignatureProbe& s : r.signatures) {
-    j["signatures"].push_back(
-        {{"name", s.sig->name},
-         {"family", FamilyName(s.sig->family)},
-         {"primitive", s.primitive},
-         {"x509", s.x509},
-         {"tls", s.tls},
-         {"negotiated", s.negotiated},
-         {"error", s.error.empty() ? nlohmann::json() : nlohmann::json(s.error)}});
-  }
-  return j;
+  fmt::print("providers: {}\n",
+             providers.empty() ? "none loaded" : fmt::format("{}", fmt::join(providers, ", ")));
 }
 
 void PrintTable(const ProbeReport& r) {
+  PrintBuild(r.build);
   fmt::print(
-      "OpenSSL {} — each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
-      "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it)\n\n",
-      r.openssl_version);
+      "each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
+      "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it)\n\n");
   fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", "group", "family", "primitive", "tls", "note");
   for (const GroupProbe& g : r.groups) {
     fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", g.group->name, FamilyName(g.group->family),
@@ -66,18 +53,33 @@ int ProbeMain(int argc, char** argv) {
                "pqc-bench probe"};
   bool json = false;
   std::vector<std::string> only;
+  ProbeCompareRequest compare;
   app.add_flag("--json", json, "print JSON instead of a table");
   app.add_option("--only", only, "probe only these names (groups or signature types)")
       ->delimiter(',');
+  auto* compare_opt =
+      app.add_option("--compare", compare.files,
+                     "compare two probe documents (--json outputs), or one with this build")
+          ->expected(1, 2)
+          ->excludes("--json");
+  app.add_option("--format", compare.format, "with --compare: table | md | json")
+      ->capture_default_str()
+      ->needs(compare_opt);
+  app.add_option("--output,-o", compare.output, "with --compare: write to this file")
+      ->needs(compare_opt);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
   for (const std::string& name : only) {
     if (!FindGroup(name) && !FindSignature(name)) {
       return ReportError("probe", FindSignature(name).error());
     }
   }
+  if (!compare.files.empty()) {
+    compare.live = [&only] { return report::MakeProbeDocument(RunProbe(only)); };
+    return CompareProbeFiles("probe", compare);
+  }
   ProbeReport report = RunProbe(only);
   if (json) {
-    fmt::print("{}\n", ToJson(report).dump(2));
+    fmt::print("{}\n", report::ProbeToJson(report::MakeProbeDocument(report)).dump(2));
   } else {
     PrintTable(report);
   }

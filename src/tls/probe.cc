@@ -167,6 +167,7 @@ ProbeReport RunProbe(const std::vector<std::string>& only) {
   for (const SignatureInfo& s : AllSignatures()) {
     if (wanted(s.name)) report.signatures.push_back(ProbeSignature(s));
   }
+  report.build = CurrentOpenSslBuild();
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tls/algorithms.h"
+#include "tls/openssl_build.h"
 
 namespace pqc {
 
@@ -31,6 +32,7 @@ struct SignatureProbe {
 
 struct ProbeReport {
   std::string openssl_version;  // "3.5.7"
+  OpenSslBuildFacts build;      // how that library was built, its loaded providers
   std::vector<GroupProbe> groups;
   std::vector<SignatureProbe> signatures;
 };
@@ -38,7 +40,8 @@ struct ProbeReport {
 GroupProbe ProbeGroup(const GroupInfo& group);
 SignatureProbe ProbeSignature(const SignatureInfo& sig);
 
-// RunProbe: every group and signature type of the table (or only the named ones).
+// RunProbe: every group and signature type of the table (or only the named ones), and the
+// build facts, read after the probes so that the providers they loaded are listed.
 ProbeReport RunProbe(const std::vector<std::string>& only = {});
 
 // OpenSslVersion: the runtime library's version, "3.5.7".

@@ -1,0 +1,211 @@
+# openssl_variant.sh — sourced by setup.sh: which OpenSSL to build pqc-bench against, chosen
+# by PQC_OPENSSL (and PQC_OPENSSL_FLAGS, extra Configure flags), and its build in the cache.
+#   unset, "" or 3.5   the default: OpenSSL 3.5 LTS from Debian 13 (env.sh, build/)
+#   3.6, 3.6.5, ...    a release: the newest listed version with that prefix, from Debian 13's
+#                      source index or, when it lists none, unstable's (sid)
+#   /path (or ./path)  a source tree (has Configure: built into the cache, keyed by its
+#                      version and a hash of its state — the before/after of a patch) or an
+#                      install prefix (include/openssl/opensslv.h and lib/ or lib64/libssl.so:
+#                      used in place)
+# Each variant other than the default has a label, which names its env file
+# (env-openssl-LABEL.sh) and build.sh's build directories (build-openssl-LABEL/).
+# Every cached build is keyed by version, source state and flags, so that no two variants
+# ever share a directory.
+# Needs: CACHE, log, die, and debian_sources.sh.
+
+VALID_VARIANTS="a version prefix that Debian 13 or unstable lists (3.5, 3.6, 3.6.5), an \
+OpenSSL source tree (a directory with Configure) or an install prefix (a directory with \
+include/openssl/opensslv.h and lib/libssl.so or lib64/libssl.so); a relative path starts with ./"
+
+short_hash() { sha256sum | cut -c1-"$1"; }
+
+# parse_variant — reads PQC_OPENSSL and PQC_OPENSSL_FLAGS once, before anything is installed
+# or fetched, so that a bad value fails at once. Sets REQ, KIND (default, release, source,
+# prefix), SRC (absolute path for source and prefix), FLAG_ARGS and FSUF (the flags' part of
+# every cache key: "" without flags, else "-f" and a hash of them).
+parse_variant() {
+  REQ=${PQC_OPENSSL:-}
+  local flags=${PQC_OPENSSL_FLAGS:-}
+  read -ra FLAG_ARGS <<<"$flags"
+  FSUF=""
+  ((${#FLAG_ARGS[@]})) && FSUF="-f$(printf '%s\n' "${FLAG_ARGS[@]}" | short_hash 8)"
+  case "$REQ" in
+    "" | 3.5) KIND=default; [ -n "$FSUF" ] && KIND=release; REQ=3.5 ;;
+    */*)
+      [ -d "$REQ" ] || die "PQC_OPENSSL=$REQ: no such directory; valid: $VALID_VARIANTS"
+      SRC=$(cd "$REQ" && pwd)
+      if [ -f "$SRC/Configure" ]; then
+        KIND=source
+      elif [ -f "$SRC/include/openssl/opensslv.h" ] &&
+        { [ -e "$SRC/lib/libssl.so" ] || [ -e "$SRC/lib64/libssl.so" ]; }; then
+        KIND=prefix
+        [ -z "$FSUF" ] || die "PQC_OPENSSL_FLAGS=$flags: $REQ is an install prefix, used as it is \
+(flags apply to builds: give a source tree or a version instead)"
+      else
+        die "PQC_OPENSSL=$REQ: neither an OpenSSL source tree (no Configure) nor an install \
+prefix (no include/openssl/opensslv.h with lib/libssl.so or lib64/libssl.so); valid: $VALID_VARIANTS"
+      fi
+      ;;
+    *)
+      [[ $REQ =~ ^[0-9]+(\.[0-9]+){0,2}$ ]] || die "PQC_OPENSSL=$REQ: not a version or a path; \
+valid: $VALID_VARIANTS"
+      KIND=release
+      ;;
+  esac
+}
+
+# need_35 WHAT MAJOR MINOR — pqc-bench needs ML-KEM and ML-DSA (OpenSSL 3.5 and newer).
+need_35() {
+  (($2 > 3 || ($2 == 3 && $3 >= 5))) ||
+    die "PQC_OPENSSL=$REQ: $1 is OpenSSL $2.$3; pqc-bench needs 3.5 or newer (ML-KEM, ML-DSA)"
+}
+
+# find_release_build PREFIX → the newest complete cached build of a release matching PREFIX
+# built with this variant's flags (a build with other flags or from a source tree has a
+# longer name and is never taken).
+find_release_build() {
+  local d v
+  for d in $(ls -d "$CACHE/openssl-$1"* 2>/dev/null | sort -rV); do
+    v=${d##*/openssl-}
+    if [ -n "$FSUF" ]; then [[ $v == *"$FSUF" ]] || continue; v=${v%"$FSUF"}; fi
+    [[ $v == *-* ]] && continue
+    matches_prefix "$v" "$1" && [ -f "$d/.complete" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+
+# release_suite PREFIX → the suite whose index lists a matching OpenSSL, Debian 13 first.
+release_suite() {
+  local suite
+  for suite in trixie sid; do
+    [ -n "$(listed_versions openssl "$suite" "$1")" ] && { echo "$suite"; return 0; }
+  done
+  local listed_trixie listed_sid
+  listed_trixie=$(listed_versions openssl trixie | paste -sd ' ' -)
+  listed_sid=$(listed_versions openssl sid | paste -sd ' ' -)
+  die "PQC_OPENSSL=$1: no OpenSSL $1 is listed in $(suite_title trixie) ($listed_trixie) or \
+$(suite_title sid) ($listed_sid); valid: $VALID_VARIANTS"
+}
+
+# tree_version DIR → the version of an OpenSSL 3 source tree, from its VERSION.dat.
+tree_version() {
+  local MAJOR="" MINOR="" PATCH="" PRE_RELEASE_TAG="" BUILD_METADATA=""
+  [ -f "$1/VERSION.dat" ] || die "PQC_OPENSSL=$REQ: a source tree without VERSION.dat (OpenSSL 3 \
+trees have one; pqc-bench needs 3.5 or newer)"
+  eval "$(grep -E '^(MAJOR|MINOR|PATCH|PRE_RELEASE_TAG|BUILD_METADATA)=[A-Za-z0-9._-]*$' "$1/VERSION.dat")"
+  [[ $MAJOR =~ ^[0-9]+$ && $MINOR =~ ^[0-9]+$ ]] || die "PQC_OPENSSL=$REQ: VERSION.dat has no MAJOR/MINOR"
+  need_35 "the source tree" "$MAJOR" "$MINOR"
+  echo "$MAJOR.$MINOR.$PATCH${PRE_RELEASE_TAG:+-$PRE_RELEASE_TAG}${BUILD_METADATA:++$BUILD_METADATA}"
+}
+
+# in_tree DIR GIT-ARGS... — git on a user's tree, whoever owns it (set-up runs as root).
+in_tree() { git -c safe.directory='*' -C "$@"; }
+
+# tree_state DIR → a hash of the tree as it is now: in a git work tree, HEAD, the diff against
+# it and the untracked files that are not ignored (a patch, committed or not); elsewhere,
+# every file's path, size and modification time.
+tree_state() {
+  if in_tree "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    {
+      in_tree "$1" rev-parse HEAD
+      in_tree "$1" diff --binary HEAD -- .
+      in_tree "$1" ls-files -z --others --exclude-standard -- . | (cd "$1" && xargs -0 -r sha256sum)
+    } | short_hash 12
+  else
+    (cd "$1" && find . -type f -printf '%P\t%s\t%T@\n' | LC_ALL=C sort) | short_hash 12
+  fi
+}
+
+# copy_tree SRC DEST — a git tree's tracked and unignored files (never its build products or
+# .git), or every file of another tree. The user's tree itself is never written to.
+copy_tree() {
+  if in_tree "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$1" && in_tree . ls-files -z --cached --others --exclude-standard -- . |
+      while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+      tar --null --no-recursion -T - -cf -) | tar -xf - -C "$2"
+  else
+    tar -C "$1" -cf - . | tar -xf - -C "$2"
+  fi
+}
+
+# build_openssl tarball|tree SOURCE DEST WHAT — configure, build and install into DEST; the
+# build directory is kept on failure, for its logs.
+build_openssl() {
+  local build="$CACHE/build/${3##*/}"
+  rm -rf "$build" "$3"; mkdir -p "$build"
+  log "building OpenSSL $4 (5 to 8 minutes on 2 cores; cached afterwards)"
+  case $1 in
+    tarball) tar -xf "$2" -C "$build" --strip-components=1 ;;
+    tree) copy_tree "$2" "$build" ;;
+  esac
+  local step
+  for step in configure make install; do
+    case $step in
+      configure) (cd "$build" && ./Configure shared no-docs no-tests --prefix="$3" --libdir=lib \
+        "-Wl,-rpath,$3/lib" "${FLAG_ARGS[@]}") ;;
+      make) make -C "$build" -j"$(nproc)" ;;
+      install) make -C "$build" install_sw install_ssldirs ;;
+    esac >"$build/$step.log" 2>&1 || {
+      tail -n 5 "$build/$step.log" >&2
+      die "OpenSSL $4 (PQC_OPENSSL=$REQ${FLAG_ARGS[*]:+, PQC_OPENSSL_FLAGS=${FLAG_ARGS[*]}}): \
+$step failed; see $build/$step.log"
+    }
+  done
+  touch "$3/.complete"
+  rm -rf "$build"
+}
+
+# header_define NAME HEADER → the value of `# define NAME VALUE` in a C header.
+header_define() {
+  sed -n "s/^#[[:space:]]*define[[:space:]]\{1,\}$1[[:space:]]\{1,\}\(.*[^[:space:]]\)[[:space:]]*$/\1/p" "$2" | head -n 1
+}
+
+# resolve_openssl — makes sure the variant's OpenSSL is built (or, for a prefix, usable) and
+# sets OSSL (its prefix), OSSL_LIB (its library directory), OVER (its version), OKEY (what
+# names the nginx built against it) and LABEL ("" for the default).
+resolve_openssl() {
+  local suite fetched up tar hash
+  OSSL_LIB=lib
+  case $KIND in
+    default | release)
+      OSSL=$(find_release_build "$REQ" || true)
+      if [ -z "$OSSL" ]; then
+        suite=$(release_suite "$REQ")
+        fetched=$(fetch_upstream openssl "$REQ" "$suite")
+        read -r up tar <<<"$fetched"
+        OSSL="$CACHE/openssl-$up$FSUF"
+        build_openssl tarball "$tar" "$OSSL" "$up from $(suite_title "$suite")${FSUF:+ with ${FLAG_ARGS[*]}}"
+      fi
+      LABEL=""
+      [ "$KIND" = release ] && LABEL="$REQ$FSUF"
+      ;;
+    source)
+      up=$(tree_version "$SRC")
+      hash=$(tree_state "$SRC")
+      OSSL="$CACHE/openssl-$up-src-$hash$FSUF"
+      [ -f "$OSSL/.complete" ] || build_openssl tree "$SRC" "$OSSL" "$up from the source tree $REQ"
+      LABEL="$up-src-${hash:0:8}$FSUF"
+      ;;
+    prefix)
+      OSSL=$SRC
+      [ -e "$OSSL/lib/libssl.so" ] || OSSL_LIB=lib64
+      local h="$OSSL/include/openssl/opensslv.h" major minor
+      major=$(header_define OPENSSL_VERSION_MAJOR "$h")
+      minor=$(header_define OPENSSL_VERSION_MINOR "$h")
+      [[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] ||
+        die "PQC_OPENSSL=$REQ: $h has no OPENSSL_VERSION_MAJOR/MINOR (OpenSSL 3 headers do)"
+      need_35 "the install prefix" "$major" "$minor"
+      up=$(header_define OPENSSL_FULL_VERSION_STR "$h" | tr -d '"')
+      LABEL="$up-prefix-$(printf '%s' "$OSSL" | short_hash 8)"
+      ;;
+  esac
+  OVER=${up:-${OSSL##*/openssl-}}
+  OVER=${OVER%"$FSUF"}
+  # A built variant's directory name is its key; a prefix's key is its label.
+  OKEY=${OSSL##*/openssl-}
+  [ "$KIND" = prefix ] && OKEY=$LABEL
+  if [ -x "$OSSL/bin/openssl" ]; then
+    "$OSSL/bin/openssl" version >/dev/null ||
+      die "the OpenSSL at $OSSL does not run; delete it (or fix the prefix) and re-run"
+  fi
+}
