@@ -229,6 +229,37 @@ def main():
         failed = any(l.rstrip().endswith("FAILED") for l in rows)
         assert (last_rc[0] == 4) == failed, f"exit {last_rc[0]} but gates {rows}"
 
+    def variant_build(out, before):
+        tree = out.strip().splitlines()[-1]
+        assert os.path.basename(tree) == "build-openssl-3.6", f"built into {tree}"
+        assert os.access(os.path.join(tree, "src", "pqc-bench"), os.X_OK), tree
+
+    def variant_run(out, before):
+        s = summary_of(runs.new_since(before, "quick"))
+        arms_ok(s, 4)
+        assert s["run"]["openssl_version"].startswith("OpenSSL 3.6."), s["run"]["openssl_version"]
+
+    def openssl_versions(out, before):
+        # Two quick runs (3.5, then 3.6), each with its build's probe.json, then both compared.
+        new = sorted(runs.snapshot() - before)
+        runs.made.extend(new)
+        assert len(new) == 2 and all(d.endswith("-quick") for d in new), new
+        versions = []
+        for d in new:
+            s = summary_of(d)
+            arms_ok(s, 4)
+            with open(os.path.join(d, "probe.json")) as f:
+                probe = json.load(f)
+            assert s["run"]["openssl_version"].startswith("OpenSSL " + probe["openssl"]), d
+            versions.append(probe["openssl"][:4])
+        assert versions == ["3.5.", "3.6."], versions
+        probe_part = out.split("== probe: OpenSSL 3.5 vs 3.6", 1)[-1]
+        assert "No algorithm changed" in probe_part or "changed at a layer" in probe_part, out[-3000:]
+        assert "provider default" in probe_part, "the builds' facts are not side by side"
+        study = out.split("== quick study: OpenSSL 3.6 against 3.5", 1)[-1]
+        medians = [l for l in study.splitlines() if re.match(r"handshake\s+p50\s", l)]
+        assert len(medians) == 4 and all(" ms" in l for l in medians), study[-3000:]
+
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
@@ -262,6 +293,15 @@ def main():
          f"{SHORT_RUN}", False, False, 120, after_run),
         ("build/src/pqc-bench compare before/*/ after/*/ --fail-if 'handshake.p99 > +10%'",
          "verbatim:0,4", False, False, 120, compare),
+        # OpenSSL variants: the 3.6 build (seconds once cached; its first build ~10 min), a study
+        # on it, and the one-command 3.5 vs 3.6 study.
+        ("PQC_OPENSSL=3.6 ./scripts/build.sh release pqc-bench", "verbatim:0", False, False,
+         1500, variant_build),
+        ("build-openssl-3.6/src/pqc-bench run scenarios/quick.toml",
+         f"build-openssl-3.6/src/pqc-bench run scenarios/quick.toml {SHORT_RUN}", False, False,
+         300, variant_run),
+        ("./scripts/openssl-versions.sh", f"./scripts/openssl-versions.sh {SHORT_RUN}", False,
+         False, 600, openssl_versions),
         (f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca}",
          f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca} "
          f"{SHORT_RUN}", False, False, 180, external),
