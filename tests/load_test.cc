@@ -21,7 +21,8 @@ namespace {
 class LoadTest : public ::testing::Test {
  protected:
   // StartServer: an embedded server on an ephemeral port with a fresh chain.
-  void StartServer(const std::string& chain_text, const std::string& groups, bool tickets = true) {
+  void StartServer(const std::string& chain_text, const std::string& groups, bool tickets = true,
+                   uint32_t max_early_data = 0) {
     auto spec = ParseChainSpec(chain_text);
     ASSERT_TRUE(spec.ok());
     auto chain = MakeChain(*spec);
@@ -32,6 +33,7 @@ class LoadTest : public ::testing::Test {
     so.chain = chain_.get();
     so.tls.groups = groups;
     so.tls.tickets = tickets;
+    so.tls.max_early_data = max_early_data;
     auto server = EmbeddedServer::Start(so);
     ASSERT_TRUE(server.ok()) << server.error().message;
     server_ = std::move(*server);
@@ -142,6 +144,62 @@ TEST_F(LoadTest, ResumeWithoutTicketsIsInvalid) {
   ASSERT_TRUE(r.ok());
   LoadSummary s = Summarize(*r);
   EXPECT_FALSE(s.valid());
+}
+
+// 0-RTT: each measured connection offers a single-use ticket from an earlier connection and
+// sends its request as early data, which the server accepts and answers before the handshake
+// completes — so the request is sent before the handshake ends, not after it.
+TEST_F(LoadTest, EarlyDataIsAcceptedAndItsRequestPrecedesTheHandshakeEnd) {
+  StartServer("ecdsa-p256", "X25519MLKEM768", /*tickets=*/true, kEarlyDataBytes);
+  LoadOptions o = Options({"X25519MLKEM768"}, ConnMode::kEarly);
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto measured = Measured(*r);
+  ASSERT_GE(measured.size(), 90u);
+  for (const ConnectionRecord* c : measured) {
+    ASSERT_TRUE(c->ok()) << ErrorClassName(c->error) << ": " << c->error_detail;
+    EXPECT_TRUE(c->offered_session);
+    EXPECT_TRUE(c->resumed);
+    EXPECT_EQ(c->early_data, EarlyData::kAccepted);
+    EXPECT_GT(c->early_bytes, 0u);
+    ASSERT_EQ(c->request_count, 1u);
+    const RequestRecord& q = r->requests[c->first_request];
+    EXPECT_LT(q.sent, c->tls_done);  // written with the ClientHello
+    EXPECT_EQ(q.status, 200u);
+    EXPECT_EQ(q.body_bytes, 3u);
+  }
+  LoadSummary s = Summarize(*r);
+  EXPECT_TRUE(s.valid()) << (s.invalid_reasons.empty() ? "" : s.invalid_reasons.front());
+  EXPECT_EQ(s.negotiated.early_accepted, measured.size());
+  EXPECT_EQ(s.negotiated.early_rejected, 0u);
+  server_->Stop();
+  const ServerStats st = server_->Wait();  // TearDown's Wait returns the same
+  EXPECT_GE(st.early_data_accepted, measured.size());
+  EXPECT_GE(st.early_data_bytes, measured.size() * measured.front()->early_bytes);
+}
+
+// A server whose tickets allow no early data: the early arm is invalid, saying why — unless
+// the arm says that refusal is what it measures (then accepting would be the failure).
+TEST_F(LoadTest, EarlyDataRefusedIsInvalidUnlessExpected) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kEarly);
+  o.duration = 500'000'000;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const ConnectionRecord* c : Measured(*r)) {
+    ASSERT_TRUE(c->ok()) << c->error_detail;
+    EXPECT_EQ(c->early_data, EarlyData::kNone);
+    EXPECT_TRUE(c->resumed);  // a plain resumption still
+  }
+  LoadSummary s = Summarize(*r);
+  ASSERT_FALSE(s.valid());
+  EXPECT_NE(s.invalid_reasons.front().find("could not send early data"), std::string::npos)
+      << s.invalid_reasons.front();
+  o.early_rejection_expected = true;
+  auto expected = RunLoad(o, nullptr);
+  ASSERT_TRUE(expected.ok());
+  LoadSummary e = Summarize(*expected);
+  EXPECT_TRUE(e.valid()) << (e.invalid_reasons.empty() ? "" : e.invalid_reasons.front());
 }
 
 TEST_F(LoadTest, ReuseDoesOneHandshakePerNRequests) {

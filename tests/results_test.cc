@@ -61,6 +61,11 @@ class ResultsTest : public ::testing::Test {
       c.id = i;
       c.thread = static_cast<uint16_t>(i % 3);
       c.mode = i % 2 ? ConnMode::kResume : ConnMode::kFresh;
+      if (i % 3 == 2) {  // early data, accepted and rejected
+        c.mode = ConnMode::kEarly;
+        c.early_data = i % 2 ? EarlyData::kAccepted : EarlyData::kRejected;
+        c.early_bytes = static_cast<uint32_t>(60 + i);
+      }
       c.measured = i > 0;
       c.offered_session = i % 2 == 1;
       c.intended_start = static_cast<Nanos>(1000 + i);
@@ -181,6 +186,8 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(a.handshake_bytes_written, b.handshake_bytes_written);
     EXPECT_EQ(a.handshake_bytes_read, b.handshake_bytes_read);
     EXPECT_EQ(a.handshake_segments_read, b.handshake_segments_read);
+    EXPECT_EQ(a.early_data, b.early_data);
+    EXPECT_EQ(a.early_bytes, b.early_bytes);
     EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
     EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
     EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);
@@ -236,6 +243,47 @@ TEST_F(ResultsTest, ATrialIsAllOrNothingAndResumeReplacesInterruptedTrials) {
   EXPECT_EQ(run->trials[0].seq, 0u);
   ASSERT_TRUE(w->WriteTrial(Trial(2, 1, &load)));
   ASSERT_TRUE(w->Finish("2026-11-30T03:09:00Z", true));
+}
+
+// A version-3 file (before early data): read as no early data, and --resume adds the
+// columns, so that the trials it still runs are stored whole.
+TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
+  const LoadResult load = Load(3);
+  {
+    auto w = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->WriteTrial(Trial(1, 0, &load)));
+  }
+  {
+    auto db = Db::Open(Path(), false, false);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(
+        db->Exec("ALTER TABLE connections DROP COLUMN early_data;"
+                 "ALTER TABLE connections DROP COLUMN early_bytes;"
+                 "UPDATE meta SET value = '3' WHERE key = 'version'"));
+  }
+  {
+    auto db = OpenResults(Path());
+    ASSERT_TRUE(db) << db.error().message;
+    auto run = ReadRun(*db);
+    ASSERT_TRUE(run);
+    auto rec = ReadTrialRecords(*db, run->trials[0].id);
+    ASSERT_TRUE(rec) << rec.error().message;
+    for (const ConnectionRecord& c : rec->load.connections) {
+      EXPECT_EQ(c.early_data, EarlyData::kNone);
+      EXPECT_EQ(c.early_bytes, 0u);
+    }
+  }
+  auto w = RunWriter::Reopen(Path());
+  ASSERT_TRUE(w) << w.error().message;
+  ASSERT_TRUE(w->WriteTrial(Trial(2, 1, &load)));
+  ASSERT_TRUE(w->Finish("2026-11-30T03:09:00Z", true));
+  auto run = ReadRun(w->db());
+  ASSERT_TRUE(run);
+  auto rec = ReadTrialRecords(w->db(), run->trials[1].id);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_EQ(rec->load.connections[2].early_data, EarlyData::kRejected);
+  EXPECT_EQ(rec->load.connections[2].early_bytes, 62u);
 }
 
 TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {

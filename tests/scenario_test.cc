@@ -162,6 +162,16 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_NE(e.find("address"), std::string::npos) << e;
   EXPECT_NE(ErrorOf("", {.overrides = {"nope=1"}}).find("unknown key 'nope'"), std::string::npos);
   EXPECT_NE(ErrorOf("", {.overrides = {"duration"}}).find("KEY=VALUE"), std::string::npos);
+  // Early data: the server the tool runs must allow it (or the arm expects a refusal), and
+  // anti-replay needs the session cache.
+  e = ErrorOf("[load]\nmode = \"early\"\n");
+  EXPECT_NE(e.find("mode early needs early_data = true"), std::string::npos) << e;
+  EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\n[target]\nearly_data = true\n"), "no error");
+  EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\nexpect_early_rejected = true\n"), "no error");
+  e = ErrorOf("[target]\nearly_data = true\nsession_cache = false\n");
+  EXPECT_NE(e.find("early_data needs session_cache = true"), std::string::npos) << e;
+  e = ErrorOf("[load]\nmode = \"erly\"\n");
+  EXPECT_NE(e.find("resume, early"), std::string::npos) << e;
   EXPECT_EQ(ErrorOf(""), "no error");
 }
 

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "client/load_runner.h"
+#include "client/summary.h"
 #include "core/child_process.h"
 #include "core/fd.h"
 #include "net/socket.h"
@@ -126,7 +127,7 @@ class TargetTest : public ::testing::Test {
     o.mode_text = std::string(ConnModeName(mode));
     o.rate = 50;
     o.duration = 400'000'000;
-    o.warmup = mode == ConnMode::kResume ? 200'000'000 : 0;
+    o.warmup = mode == ConnMode::kResume || mode == ConnMode::kEarly ? 200'000'000 : 0;
     o.tls.groups = {group};
     o.tls.trust_anchor = chain_->root().cert.get();
     o.expect_group = group;
@@ -225,6 +226,31 @@ TEST_F(TargetTest, NginxNegotiatesServesResumesAndLeavesNoProcess) {
   EXPECT_EQ(body.substr(0, 3), "abc");
 }
 
+// early_data = true: both drivers' servers accept 0-RTT on their tickets (the embedded one's
+// --early-data, nginx's ssl_early_data) and answer the early request with its bytes.
+TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
+  config_.early_data = true;
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    SCOPED_TRACE(t->name());
+    auto addr = t->Start(config_, Placement{}, work_);
+    ASSERT_TRUE(addr.ok()) << addr.error().message;
+    auto r = RunLoad(Options(*addr, "X25519MLKEM768", ConnMode::kEarly), nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    size_t measured = 0;
+    for (const ConnectionRecord& c : r->connections) {
+      if (!c.measured) continue;
+      ++measured;
+      ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      EXPECT_TRUE(c.resumed);
+      EXPECT_EQ(c.early_data, EarlyData::kAccepted);
+      EXPECT_EQ(r->requests[c.first_request].body_bytes, 10240u);
+    }
+    EXPECT_GE(measured, 15u);
+    EXPECT_TRUE(Summarize(*r).valid());
+    ASSERT_TRUE(t->Stop().ok());
+  }
+}
+
 TEST_F(TargetTest, MissingCertificateFileIsNamedByEveryDriver) {
   config_.chain_file = dir_ + "/no-such-chain.pem";
   for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
@@ -321,6 +347,10 @@ TEST(NginxConfigTest, FollowsTheArm) {
   text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
   EXPECT_NE(text.find("ssl_session_cache shared:"), std::string::npos);
   EXPECT_NE(text.find("ssl_session_tickets on;"), std::string::npos);
+  EXPECT_EQ(text.find("ssl_early_data"), std::string::npos);
+  c.early_data = true;
+  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  EXPECT_NE(text.find("ssl_early_data on;"), std::string::npos);
   EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
   EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
 }

@@ -83,8 +83,8 @@ void PrintSummary(const ServerStats& s) {
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
   std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
-              groups = kDefaultServerGroups, tickets = "on", cache = "on", ciphersuites, write_ca,
-              stats_json, nginx_exe = DefaultNginxExe(), work_dir;
+              groups = kDefaultServerGroups, tickets = "on", cache = "on", early_data = "off",
+              ciphersuites, write_ca, stats_json, nginx_exe = DefaultNginxExe(), work_dir;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
   bool use_nginx = false;
@@ -111,6 +111,11 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--cache", f.cache, "server-side session cache")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--early-data", f.early_data,
+                 "accept 0-RTT early data on resumption (anti-replay on: each ticket once; "
+                 "needs --cache on)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", f.threads, "event-loop threads (one SO_REUSEPORT listener each)")
@@ -154,6 +159,7 @@ int ServeWithNginx(const ServeFlags& f) {
   n.config.groups = f.groups;
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
+  n.config.early_data = f.early_data == "on";
   n.config.threads = static_cast<unsigned>(f.threads);
   n.config.ciphersuites = f.ciphersuites;
   n.config.payload_sizes = f.payload_sizes;
@@ -172,6 +178,7 @@ int ServeEmbedded(const ServeFlags& f) {
   options.tls.ciphersuites = f.ciphersuites;
   options.tls.tickets = f.tickets == "on";
   options.tls.session_cache = f.cache == "on";
+  options.tls.max_early_data = f.early_data == "on" ? kEarlyDataBytes : 0;
   options.handshake_timeout = f.handshake_timeout;
   options.idle_timeout = f.idle_timeout;
   std::optional<CertChain> chain;

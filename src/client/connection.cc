@@ -54,6 +54,9 @@ void Connection::Advance() {
       case State::kConnecting:
         progressed = StepConnect();
         break;
+      case State::kEarlyWriting:
+        progressed = StepEarlyWrite();
+        break;
       case State::kHandshaking:
         progressed = StepHandshake();
         break;
@@ -65,6 +68,9 @@ void Connection::Advance() {
         break;
       case State::kIdle:
         progressed = StepIdle();
+        break;
+      case State::kAwaitTicket:
+        progressed = StepAwaitTicket();
         break;
       case State::kDone:
         progressed = false;
@@ -106,13 +112,47 @@ bool Connection::StepConnect() {
   if (!IsIpLiteral(env_.options->server_name)) {
     SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
   }
+  bool early = false;
   if (record_.mode == ConnMode::kResume) {
     if (SSL_SESSION* session = env_.sessions->Take()) {
       SSL_set_session(ssl_.get(), session);
       record_.offered_session = true;
     }
+  } else if (record_.mode == ConnMode::kEarly) {
+    if (SslSessionPtr session = env_.sessions->TakeOnce()) {
+      SSL_set_session(ssl_.get(), session.get());
+      record_.offered_session = true;
+      early = SSL_SESSION_get_max_early_data(session.get()) > 0;
+    }
   }
   AttachInspector(ssl_.get(), &facts_);
+  if (early) {
+    BeginRequest();
+    state_ = State::kEarlyWriting;
+  } else {
+    state_ = State::kHandshaking;
+  }
+  return true;
+}
+
+// StepEarlyWrite: the first request as early data, written before any handshake message
+// has been read (OpenSSL sends the ClientHello with it); the handshake then completes.
+bool Connection::StepEarlyWrite() {
+  const bool last = requests_.size() >= env_.options->requests;
+  const std::string& req = last ? env_.request_close : env_.request_keep_alive;
+  while (send_offset_ < req.size()) {
+    size_t n = 0;
+    errno = 0;
+    if (SSL_write_early_data(ssl_.get(), req.data() + send_offset_, req.size() - send_offset_,
+                             &n) != 1) {
+      WaitOrFail(ClassifySslResult(ssl_.get(), 0, errno), "sending early data");
+      return false;
+    }
+    send_offset_ += n;
+  }
+  requests_.back().sent = MonotonicNow();
+  last_progress_ = requests_.back().sent;
+  record_.early_bytes = static_cast<uint32_t>(req.size());
   state_ = State::kHandshaking;
   return true;
 }
@@ -139,6 +179,19 @@ bool Connection::StepHandshake() {
   if (const char* group = SSL_get0_group_name(ssl_.get()))
     record_.group = CanonicalGroupName(group);
   record_.cipher = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl_.get()));
+  if (record_.early_bytes > 0) {
+    if (SSL_get_early_data_status(ssl_.get()) == SSL_EARLY_DATA_ACCEPTED) {
+      record_.early_data = EarlyData::kAccepted;
+      state_ = State::kReceiving;  // the request is on its way already
+      return true;
+    }
+    // Rejected: the server never read it. The same request goes again, now as ordinary
+    // application data, and is timed from then.
+    record_.early_data = EarlyData::kRejected;
+    send_offset_ = 0;
+    state_ = State::kSending;
+    return true;
+  }
   BeginRequest();
   return true;
 }
@@ -183,7 +236,7 @@ bool Connection::StepReceive() {
         req.status = static_cast<uint32_t>(parser_.status_code());
         req.body_bytes = parser_.body_bytes();
         ++record_.request_count;
-        Finish();
+        Finish(/*close_notify=*/false);  // the server has closed already
         return false;
       }
       Fail(ErrorClass::kClosed, "server closed the connection before the response was complete");
@@ -232,7 +285,33 @@ bool Connection::StepReceive() {
     BeginRequest();
     return true;
   }
+  if (record_.mode == ConnMode::kEarly && facts_.tickets_received == 0) {
+    // A 0.5-RTT response can overtake the ticket, which the server sends once it has the
+    // client's Finished: without it the next early connection would have nothing to offer.
+    state_ = State::kAwaitTicket;
+    WaitFor(kIoRead);
+    return true;
+  }
   Finish();
+  return false;
+}
+
+bool Connection::StepAwaitTicket() {
+  char byte;
+  errno = 0;
+  const int n = SSL_read(ssl_.get(), &byte, 1);
+  if (n > 0) {
+    Fail(ErrorClass::kHttp, "unexpected data from the server after the response");
+    return false;
+  }
+  const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
+  if (facts_.tickets_received > 0 || f.outcome == SslOutcome::kClosed) {
+    // The response is complete either way: a missing ticket costs the next connection.
+    Finish(/*close_notify=*/f.outcome != SslOutcome::kClosed);
+    return false;
+  }
+  if (f.outcome == SslOutcome::kWantRead) return false;
+  WaitOrFail(f, "waiting for the session ticket");
   return false;
 }
 
@@ -251,10 +330,16 @@ bool Connection::StepIdle() {
   return false;
 }
 
-void Connection::Finish() {
+void Connection::Finish(bool close_notify) {
   // TLS 1.3 tickets arrive after the handshake; by the end of a response they are in.
   env_.sessions->Put(SslSessionPtr(SSL_get1_session(ssl_.get())));
-  SSL_shutdown(ssl_.get());  // best effort close_notify; not waited for
+  if (close_notify) {
+    SSL_shutdown(ssl_.get());  // best effort; not waited for
+  } else {
+    // The server closed first: nothing may be written (EPIPE, or SIGPIPE), but the ending is
+    // clean, and OpenSSL would otherwise mark the session just stored as not resumable.
+    SSL_set_shutdown(ssl_.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  }
   MarkDone();
 }
 

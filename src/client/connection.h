@@ -54,17 +54,31 @@ class Connection {
 
  private:
   // kIdle: between two requests of a keep-alive connection with --request-interval.
-  enum class State { kConnecting, kHandshaking, kSending, kReceiving, kIdle, kDone };
+  enum class State {
+    kConnecting,
+    kEarlyWriting,
+    kHandshaking,
+    kSending,
+    kReceiving,
+    kAwaitTicket,
+    kIdle,
+    kDone
+  };
 
   void OnEvent(uint32_t events);
   void Advance();
   bool StepConnect();
+  bool StepEarlyWrite();
   bool StepHandshake();
   bool StepSend();
   bool StepReceive();
   bool StepIdle();
+  bool StepAwaitTicket();
   void BeginRequest();
-  void Finish();
+  // Finish: the connection succeeded; its session goes to the store. `close_notify`: false
+  // once the server has closed, when a write would only draw EPIPE (or SIGPIPE); the ending
+  // is then recorded as clean without one.
+  void Finish(bool close_notify = true);
   void Fail(ErrorClass error, std::string detail);
   // WaitOrFail: waits for what a non-blocking SSL call asked for, or fails the connection
   // with the class the shared classification (tls/ssl_failure.h) gives its error.

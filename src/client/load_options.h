@@ -51,6 +51,9 @@ struct LoadOptions {
   // Verification: what every measured connection must have negotiated. Empty = not checked.
   std::string expect_group;
   std::string expect_sigalg;
+  // early_rejection_expected: an `early` arm that measures a server refusing early data (its
+  // rejection, or tickets that allow none, is then the expectation, and acceptance invalid).
+  bool early_rejection_expected = false;
   double max_error_rate = 0.01;
   // Saturation: lag p99 limit and CPU share of the client's threads.
   Nanos max_lag_p99 = 1'000'000;

@@ -13,9 +13,10 @@ Result<ConnMode> ModeByName(std::string_view name, std::string_view context) {
   if (name == "fresh") return ConnMode::kFresh;
   if (name == "reuse") return ConnMode::kReuse;
   if (name == "resume") return ConnMode::kResume;
+  if (name == "early") return ConnMode::kEarly;
   return MakeError(ErrorKind::kUsage,
                    fmt::format("{}: unknown mode '{}' (valid: fresh, reuse, "
-                               "resume{})",
+                               "resume, early{})",
                                context, name, context == "--mode" ? ", mix" : ""));
 }
 

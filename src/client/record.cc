@@ -10,6 +10,20 @@ std::string_view ConnModeName(ConnMode mode) {
       return "reuse";
     case ConnMode::kResume:
       return "resume";
+    case ConnMode::kEarly:
+      return "early";
+  }
+  return "?";
+}
+
+std::string_view EarlyDataName(EarlyData early) {
+  switch (early) {
+    case EarlyData::kNone:
+      return "none";
+    case EarlyData::kAccepted:
+      return "accepted";
+    case EarlyData::kRejected:
+      return "rejected";
   }
   return "?";
 }

@@ -11,7 +11,8 @@
 
 namespace pqc {
 
-enum class ConnMode : uint8_t { kFresh, kReuse, kResume };
+// kEarly: resumption with the connection's first request sent as TLS 1.3 early data (0-RTT).
+enum class ConnMode : uint8_t { kFresh, kReuse, kResume, kEarly };
 std::string_view ConnModeName(ConnMode mode);
 
 // ErrorClass: why a connection failed. Data, not exceptions: a failed connection is a
@@ -28,6 +29,11 @@ enum class ErrorClass : uint8_t {
   kClosed,    // peer closed cleanly before the response was complete
 };
 std::string_view ErrorClassName(ErrorClass error);
+
+// EarlyData: what became of a connection's early data (an `early` connection offers it when
+// its session allows early data).
+enum class EarlyData : uint8_t { kNone, kAccepted, kRejected };
+std::string_view EarlyDataName(EarlyData early);
 
 struct RequestRecord {
   Nanos sent = 0;        // request fully handed to TLS
@@ -71,6 +77,8 @@ struct ConnectionRecord {
   const char* cipher = "";        // static string owned by OpenSSL
   bool resumed = false;
   bool hrr = false;
+  EarlyData early_data = EarlyData::kNone;  // kNone: not offered
+  uint32_t early_bytes = 0;                 // application bytes sent as early data
 
   ErrorClass error = ErrorClass::kNone;
   std::string error_detail;

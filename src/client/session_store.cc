@@ -18,4 +18,13 @@ SSL_SESSION* SessionStore::Take() {
   return sessions_[next_take_++].get();
 }
 
+SslSessionPtr SessionStore::TakeOnce() {
+  if (sessions_.empty()) return nullptr;
+  // The newest: its ticket is the freshest, and the vector shrinks from its end.
+  SslSessionPtr s = std::move(sessions_.back());
+  sessions_.pop_back();
+  next_put_ = 0;
+  return s;
+}
+
 }  // namespace pqc

@@ -20,6 +20,10 @@ class SessionStore {
   // Take: a session to offer (still owned by the store; SSL_set_session takes its own
   // reference), or nullptr when none is held yet. Round-robin over what is held.
   SSL_SESSION* Take();
+  // TakeOnce: a session removed from the store (nullptr when none): a server with
+  // anti-replay accepts early data on a ticket once, so an `early` connection never offers
+  // one that another connection has used.
+  SslSessionPtr TakeOnce();
   size_t size() const { return sessions_.size(); }
 
  private:

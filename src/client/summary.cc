@@ -187,6 +187,7 @@ LoadSummary Summarize(const LoadResult& result) {
   uint64_t resume_judged = 0, resume_missed = 0;
   std::map<std::string, uint64_t> resumed_by_mode;  // mode name → unexpected resumptions
   uint64_t reuse_ok = 0, reuse_short = 0;
+  uint64_t early_unoffered = 0;  // early connections whose session allowed no early data
   const ConnectionRecord* first_error = nullptr;  // its detail goes into the invalid reason
 
   for (const ConnectionRecord& c : result.connections) {
@@ -203,7 +204,11 @@ LoadSummary Summarize(const LoadResult& result) {
     }
     if (auto lag = LagMicros(c)) lags.push_back(*lag);
 
-    if (c.mode == ConnMode::kResume && !c.offered_session) ++s.negotiated.resume_without_session;
+    const bool resuming = c.mode == ConnMode::kResume || c.mode == ConnMode::kEarly;
+    if (resuming && !c.offered_session) ++s.negotiated.resume_without_session;
+    if (c.early_data == EarlyData::kAccepted) ++s.negotiated.early_accepted;
+    if (c.early_data == EarlyData::kRejected) ++s.negotiated.early_rejected;
+    if (c.mode == ConnMode::kEarly && c.offered_session && c.early_bytes == 0) ++early_unoffered;
     if (c.tls_done == 0) continue;  // below: what a completed handshake negotiated
 
     NegotiatedCounts& n = s.negotiated;
@@ -216,7 +221,7 @@ LoadSummary Summarize(const LoadResult& result) {
 
     handshake_bytes.Add(c);
 
-    if (c.mode == ConnMode::kResume) {
+    if (resuming) {
       if (c.offered_session) {
         ++resume_judged;
         if (!c.resumed) ++resume_missed;
@@ -310,6 +315,24 @@ LoadSummary Summarize(const LoadResult& result) {
   if (resume_missed > 0) {
     why.push_back(
         fmt::format("{} of {} resume connections were not resumed", resume_missed, resume_judged));
+  }
+  if (s.negotiated.early_rejected > 0 && !o.early_rejection_expected) {
+    why.push_back(fmt::format(
+        "the server rejected early data on {} of {} connections that offered it (is early data "
+        "on at the server? `early_data = true` for the embedded server and nginx)",
+        s.negotiated.early_rejected, s.negotiated.early_rejected + s.negotiated.early_accepted));
+  }
+  if (early_unoffered > 0 && !o.early_rejection_expected) {
+    why.push_back(fmt::format(
+        "{} early connections could not send early data: the server's tickets allow none (is "
+        "early data on at the server?)",
+        early_unoffered));
+  }
+  if (o.early_rejection_expected && s.negotiated.early_accepted > 0) {
+    why.push_back(
+        fmt::format("the server accepted early data on {} connections, where the arm "
+                    "expects it rejected",
+                    s.negotiated.early_accepted));
   }
   for (const auto& [mode, n] : resumed_by_mode) {
     if (o.mix.size() > 1) {

@@ -81,7 +81,9 @@ struct NegotiatedCounts {
   std::map<std::string, uint64_t> ciphers;
   uint64_t resumed = 0;
   uint64_t hrr = 0;
-  uint64_t resume_without_session = 0;  // resume-mode connections with no session to offer
+  uint64_t resume_without_session = 0;  // resume/early connections with no session to offer
+  // Early data (`early` connections that offered it): accepted, or rejected and sent again.
+  uint64_t early_accepted = 0, early_rejected = 0;
 };
 
 // MessageBytes — a handshake message's mean size over the connections that had it (a

@@ -157,6 +157,10 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   out << fmt::format("- signature algorithms: {}\n", CountList(n.sigalgs));
   out << fmt::format("- ciphers: {}\n", CountList(n.ciphers));
   out << fmt::format("- resumed: {}, HelloRetryRequest: {}\n", n.resumed, n.hrr);
+  if (n.early_accepted + n.early_rejected > 0) {
+    out << fmt::format("- early data: accepted {}, rejected {}\n", n.early_accepted,
+                       n.early_rejected);
+  }
 
   const ByteStats& b = s.bytes;
   out << "\nbytes (mean per connection)\n";
@@ -212,7 +216,8 @@ nlohmann::ordered_json SummaryJson(const LoadSummary& s) {
         {"hrr", n.hrr},
         {"cipher", Counts(n.ciphers)},
         {"handshakes", n.handshakes},
-        {"resume_without_session", n.resume_without_session}}},
+        {"resume_without_session", n.resume_without_session},
+        {"early_data", {{"accepted", n.early_accepted}, {"rejected", n.early_rejected}}}}},
       {"phases", phases},
       {"bytes", BytesJson(s.bytes)},
       {"loadgen", LoadgenJson(s.loadgen)},

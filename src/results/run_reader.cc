@@ -19,10 +19,18 @@ Result<nlohmann::json> ParseJson(const std::string& text, std::string_view what)
 }
 
 Result<ConnMode> ModeFromName(const std::string& name) {
-  for (ConnMode m : {ConnMode::kFresh, ConnMode::kReuse, ConnMode::kResume}) {
+  for (ConnMode m : {ConnMode::kFresh, ConnMode::kReuse, ConnMode::kResume, ConnMode::kEarly}) {
     if (ConnModeName(m) == name) return m;
   }
   return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: mode '{}'", name));
+}
+
+Result<EarlyData> EarlyFromName(const std::string& name) {
+  for (EarlyData e : {EarlyData::kNone, EarlyData::kAccepted, EarlyData::kRejected}) {
+    if (EarlyDataName(e) == name) return e;
+  }
+  return MakeError(ErrorKind::kConfig,
+                   fmt::format("corrupt results database: early_data '{}'", name));
 }
 
 Result<ErrorClass> ErrorFromName(const std::string& name) {
@@ -207,8 +215,9 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
       "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
-      "{} FROM connections WHERE trial_id = ?1 ORDER BY id",
-      *version >= 2 ? "handshake_segments_read" : "0"));
+      "{}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
+      *version >= 2 ? "handshake_segments_read" : "0",
+      *version >= 4 ? "early_data, early_bytes" : "'none', 0"));
   auto q = db.Prepare(
       "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
       "trial_id = ?1 ORDER BY conn_id, seq");
@@ -252,6 +261,10 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     r.error = *err;
     r.error_detail = c->Text(23);
     r.handshake_segments_read = U32(c->Int(24));
+    auto early = EarlyFromName(c->Text(25));
+    if (!early) return early.error();
+    r.early_data = *early;
+    r.early_bytes = U32(c->Int(26));
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

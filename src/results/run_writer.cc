@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -53,6 +53,8 @@ Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
     s.BindStatic(25, ErrorClassName(c.error));
     s.BindStatic(26, c.error_detail);
     s.Bind(27, int64_t{c.handshake_segments_read});
+    s.BindStatic(28, EarlyDataName(c.early_data));
+    s.Bind(29, int64_t{c.early_bytes});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
@@ -189,8 +191,29 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
   auto db = Db::Open(path, /*create=*/false, /*read_only=*/false);
   if (!db) return db.error();
   RunWriter w(std::make_unique<Db>(std::move(*db)));
-  if (Status st = CheckSchema(*w.db_); !st) return st.error();
+  auto version = SchemaVersion(*w.db_);
+  if (!version) return version.error();
+  if (*version < 3) {
+    return MakeError(ErrorKind::kConfig,
+                     fmt::format("{}: written by an older pqc-bench (results schema {}), whose "
+                                 "tables lack columns this one writes; --resume needs schema 3 "
+                                 "or newer: run the study again",
+                                 path, *version));
+  }
   if (Status st = Tune(*w.db_); !st) return st.error();
+  if (*version == 3) {
+    // The early-data columns (version 4), with the values every older connection had.
+    if (Status st = w.db_->Exec(
+            "BEGIN IMMEDIATE;"
+            "ALTER TABLE connections ADD COLUMN early_data TEXT NOT NULL DEFAULT 'none';"
+            "ALTER TABLE connections ADD COLUMN early_bytes INTEGER NOT NULL DEFAULT 0;"
+            "UPDATE meta SET value = '4' WHERE key = 'version';"
+            "COMMIT");
+        !st) {
+      (void)w.db_->Exec("ROLLBACK");
+      return st.error();
+    }
+  }
   // An interrupted trial holds part of a schedule; it is kept until a resume replaces it.
   if (Status st = w.db_->Exec(
           "BEGIN IMMEDIATE;"

@@ -19,7 +19,9 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // Version 3 added the network profiles the run's arms used (run.networks_json: name → RTT and
 // description), so that a report needs no scenario parser; older files leave it null and the
 // CLI derives it from their stored scenario text.
-inline constexpr int kSchemaVersion = 3;
+// Version 4 added each connection's early data (connections.early_data: none, accepted or
+// rejected; early_bytes), for the `early` mode; older files read as none, 0.
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

@@ -38,7 +38,7 @@ Result<results::ArmFloor> PriceArmFloor(const speed::SpeedTable& table, const Ar
   out.detail = {{"group", s.group}, {"key_shares", shares}, {"chain", s.chain.text}};
   nlohmann::json modes = nlohmann::json::array();
   for (const MixWeight& w : s.mode) {
-    const bool resumed = w.mode == ConnMode::kResume;
+    const bool resumed = w.mode == ConnMode::kResume || w.mode == ConnMode::kEarly;
     auto f = speed::PredictHandshakeCrypto(table, s.group, shares, s.chain, resumed);
     if (!f) return f.error();
     const double share = w.weight / total;

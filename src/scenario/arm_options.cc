@@ -13,6 +13,7 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.closed_loop = s.closed_loop;
   o.arrivals = s.arrivals;
   o.busy_poll = s.busy_poll;
+  o.early_rejection_expected = s.expect_early_rejected;
   o.duration = s.duration;
   o.warmup = s.warmup;
   o.requests = s.requests;
@@ -57,6 +58,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& c
   c.key_file = key_file;
   c.tickets = s.tickets;
   c.session_cache = s.session_cache;
+  c.early_data = s.early_data;
   c.threads = s.server_threads;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;

@@ -255,6 +255,10 @@ constexpr std::array kKeys = {
                "", &SetBool<&ArmSettings::tickets>, &Echo<&ArmSettings::tickets>},
     SettingKey{"target", "session_cache", "server-side session cache (true/false)", K::kServer,
                true, "", &SetBool<&ArmSettings::session_cache>, &Echo<&ArmSettings::session_cache>},
+    SettingKey{"target", "early_data",
+               "server accepts 0-RTT early data on its tickets, with anti-replay (true/false)",
+               K::kServer, true, "", &SetBool<&ArmSettings::early_data>,
+               &Echo<&ArmSettings::early_data>},
     SettingKey{"target", "target",
                "server of the arm: embedded | nginx | external (in [target], spelt kind)",
                K::kTarget, false, "",
@@ -288,8 +292,9 @@ constexpr std::array kKeys = {
                [](const ArmSettings& s) {
                  return Json(s.ca.empty() ? std::string("system trust store") : s.ca);
                }},
-    SettingKey{"load", "mode", "fresh | reuse | resume | a mix such as \"resume:80,fresh:20\"",
-               K::kClient, false, "--mode",
+    SettingKey{"load", "mode",
+               "fresh | reuse | resume | early | a mix such as \"resume:80,fresh:20\"", K::kClient,
+               false, "--mode",
                [](const toml::node& v, ArmSettings& s) {
                  return SetParsed<&ArmSettings::mode>(v, s, &ModeMix);
                },
@@ -324,6 +329,12 @@ constexpr std::array kKeys = {
                "lag, at the cost of a CPU per client thread (true/false)",
                K::kClient, true, "--busy-poll", &SetBool<&ArmSettings::busy_poll>,
                &Echo<&ArmSettings::busy_poll>},
+    SettingKey{"load", "expect_early_rejected",
+               "an early arm measuring a server that refuses early data: rejection expected, "
+               "acceptance invalid (true/false)",
+               K::kClient, true, "--expect-early-rejected",
+               &SetBool<&ArmSettings::expect_early_rejected>,
+               &Echo<&ArmSettings::expect_early_rejected>},
     SettingKey{"load", "duration", "measured phase of a trial (\"20s\")", K::kClient, false,
                "--duration", &SetDuration<&ArmSettings::duration, false>,
                &EchoDuration<&ArmSettings::duration>},
@@ -391,7 +402,7 @@ Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
   auto m = ParseModes(mode, "");
   if (!m) {
     return Bad(
-        fmt::format("unknown mode '{}' (valid: fresh, reuse, resume, or a mix such as "
+        fmt::format("unknown mode '{}' (valid: fresh, reuse, resume, early, or a mix such as "
                     "\"resume:80,fresh:20\")",
                     mode));
   }
@@ -511,6 +522,18 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
   }
   if (SingleMode(s, ConnMode::kResume) && !s.tickets && !s.session_cache) {
     return fail("mode resume needs tickets or session_cache on the server");
+  }
+  const bool early = std::any_of(s.mode.begin(), s.mode.end(),
+                                 [](const MixWeight& m) { return m.mode == ConnMode::kEarly; });
+  if (early && ToolRunsServer(s) && !s.early_data && !s.expect_early_rejected) {
+    return fail(
+        "mode early needs early_data = true on the server (or expect_early_rejected = true, to "
+        "measure a server that refuses it)");
+  }
+  if (s.early_data && !s.session_cache) {
+    return fail(
+        "early_data needs session_cache = true (anti-replay keeps each ticket's single "
+        "use in the server's session cache)");
   }
   const double conns = EffectiveRate(s) * static_cast<double>(s.duration + s.warmup) / 1e9;
   if (conns < 1) {

@@ -48,6 +48,9 @@ struct ArmSettings {
   ChainSpec chain = DefaultChain();
   bool tickets = true;
   bool session_cache = true;
+  bool early_data = false;  // the server's tickets allow 0-RTT early data (mode early)
+  // expect_early_rejected: an `early` arm measuring a server that refuses early data.
+  bool expect_early_rejected = false;
   TargetKind target = TargetKind::kEmbedded;
   // An external target (a server the tool does not run): its address (an IP literal or
   // localhost, HOST:PORT, checked when set), the name sent as SNI and Host and verified in its

@@ -67,6 +67,10 @@ void Connection::OnDeadline() {
 }
 
 Connection::Next Connection::Handshake() {
+  if (!early_read_done_ && SSL_get_max_early_data(ssl_.get()) > 0) {
+    const Step s = EarlyData();
+    if (s != Step::kDone) return s == Step::kBlocked ? Next::kWait : Next::kClose;
+  }
   errno = 0;
   int rc = SSL_do_handshake(ssl_.get());
   if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
@@ -75,9 +79,49 @@ Connection::Next Connection::Handshake() {
   } else {
     ++stats_.handshakes_full;
   }
+  if (SSL_get_early_data_status(ssl_.get()) == SSL_EARLY_DATA_ACCEPTED) {
+    ++stats_.early_data_accepted;
+  }
   state_ = State::kReading;
   deadline_ = now_ + env_->idle_timeout;
+  // The handshake had to complete even after an answered `Connection: close` request: its
+  // tickets are what the client's next early connection offers.
+  if (early_answered_ && !keep_alive_) return BeginLinger();
   return Serve();
+}
+
+Connection::Step Connection::EarlyData() {
+  for (;;) {
+    if (early_writing_) {
+      const Step s = WriteResponse();
+      if (s != Step::kDone) return s;
+      early_writing_ = false;
+      early_answered_ = true;
+      parser_.Reset();
+    }
+    if (early_read_done_) return Step::kDone;
+    size_t n = 0;
+    errno = 0;
+    const int r = SSL_read_early_data(ssl_.get(), env_->scratch.data(), env_->scratch.size(), &n);
+    if (r == SSL_READ_EARLY_DATA_ERROR) return Blocked(0, errno);
+    if (r == SSL_READ_EARLY_DATA_FINISH) early_read_done_ = true;
+    if (n > 0) {
+      stats_.bytes_received += n;
+      stats_.early_data_bytes += n;
+      pending_.append(env_->scratch.data(), n);
+    }
+    // One request is answered early (a client sends its first one there); what follows it
+    // waits, as pipelined input, for the handshake to complete.
+    if (!early_answered_ && pending_off_ < pending_.size()) {
+      mid_request_ = true;
+      const ParseResult p = parser_.Feed(std::string_view(pending_).substr(pending_off_));
+      pending_off_ += p.consumed;
+      if (p.status != ParseStatus::kNeedMore) {
+        PrepareResponse();
+        early_writing_ = true;
+      }
+    }
+  }
 }
 
 Connection::Next Connection::Serve() {
@@ -189,7 +233,8 @@ Connection::Step Connection::WriteResponse() {
     // the retry passes the same bytes, as OpenSSL requires.
     size_t n = 0;
     errno = 0;
-    int rc = SSL_write_ex(ssl_.get(), chunk.data(), chunk.size(), &n);
+    int rc = early_writing_ ? SSL_write_early_data(ssl_.get(), chunk.data(), chunk.size(), &n)
+                            : SSL_write_ex(ssl_.get(), chunk.data(), chunk.size(), &n);
     if (rc != 1) return Blocked(rc, errno);
     stats_.bytes_sent += n;
     deadline_ = now_ + env_->idle_timeout;

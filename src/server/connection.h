@@ -62,6 +62,7 @@ class Connection {
   enum class Step { kDone, kBlocked, kFailed };
 
   Next Handshake();
+  Step EarlyData();
   Next Serve();
   Step ReadRequest();
   void PrepareResponse();
@@ -92,6 +93,12 @@ class Connection {
   bool keep_alive_ = false;
   uint64_t body_offset_ = 0;  // next body byte to send from the payload buffer
   uint64_t body_left_ = 0;
+
+  // Early data (a server whose tickets allow it): read until its end, and the request it
+  // carries answered before the handshake completes (0.5-RTT), with SSL_write_early_data.
+  bool early_read_done_ = false;
+  bool early_writing_ = false;   // the early request's response is being written
+  bool early_answered_ = false;  // it has been
 };
 
 }  // namespace pqc::server

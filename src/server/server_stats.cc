@@ -40,6 +40,8 @@ void ServerStats::AddCounters(const ServerStats& o) {
   open_at_stop += o.open_at_stop;
   handshakes_full += o.handshakes_full;
   handshakes_resumed += o.handshakes_resumed;
+  early_data_accepted += o.early_data_accepted;
+  early_data_bytes += o.early_data_bytes;
   handshake_failures += o.handshake_failures;
   requests += o.requests;
   not_found += o.not_found;

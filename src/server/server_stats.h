@@ -48,7 +48,9 @@ struct ServerStats {
 
   // TLS handshakes.
   uint64_t handshakes_full = 0;
-  uint64_t handshakes_resumed = 0;  // PSK resumption (SSL_session_reused)
+  uint64_t handshakes_resumed = 0;   // PSK resumption (SSL_session_reused)
+  uint64_t early_data_accepted = 0;  // handshakes whose early data was accepted
+  uint64_t early_data_bytes = 0;     // early data read (accepted connections only)
   HandshakeFailures handshake_failures;
 
   // HTTP requests (every request answered, errors included).

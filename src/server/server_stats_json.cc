@@ -23,6 +23,8 @@ nlohmann::json ServerStatsJson(const ServerStats& s) {
   j["handshakes"] = {{"total", s.handshakes()},
                      {"full", s.handshakes_full},
                      {"resumed", s.handshakes_resumed},
+                     {"early_data_accepted", s.early_data_accepted},
+                     {"early_data_bytes", s.early_data_bytes},
                      {"per_second", s.handshakes_per_second()}};
   j["requests"] = {
       {"total", s.requests}, {"not_found", s.not_found}, {"closed_by_client", s.closed_by_client}};

@@ -52,6 +52,7 @@ class EmbeddedTarget final : public Target {
               "--key-file",   AbsolutePath(c.key_file),
               "--tickets",    c.tickets ? "on" : "off",
               "--cache",      c.session_cache ? "on" : "off",
+              "--early-data", c.early_data ? "on" : "off",
               "--threads",    std::to_string(c.threads),
               "--stats-json", stats_path_};
     if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});

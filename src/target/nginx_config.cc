@@ -100,6 +100,7 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
     line("    ssl_conf_command Ciphersuites {};", Quoted(c.ciphersuites));
   line("    ssl_session_cache {};", c.session_cache ? "shared:pqc:16m" : "off");
   line("    ssl_session_tickets {};", c.tickets ? "on" : "off");
+  if (c.early_data) line("    ssl_early_data on;");
   line("    root {};", Quoted(f.www));
   line("    location = / {{ default_type text/plain; return 200 \"OK\\n\"; }}");
   line("    location /payload/ {{ }}");

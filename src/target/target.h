@@ -28,6 +28,8 @@ struct ServerConfig {
   std::string groups;                // server group preference, OpenSSL syntax
   std::string chain_file, key_file;  // PEM chain (leaf first) + key, made by the runner
   bool tickets = true, session_cache = true;
+  bool early_data =
+      false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
   unsigned threads = 1;      // event-loop threads / nginx workers
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>

@@ -107,6 +107,16 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
   } else {
     SSL_CTX_set_num_tickets(ctx, static_cast<size_t>(std::max(cfg.tickets_per_handshake, 1)));
   }
+  if (cfg.max_early_data > 0 && !cfg.session_cache) {
+    return MakeError(ErrorKind::kUsage,
+                     "early data needs the server's session cache (OpenSSL's anti-replay "
+                     "protection keeps each ticket's single use there): turn session_cache on");
+  }
+  if (SSL_CTX_set_max_early_data(ctx, cfg.max_early_data) != 1 ||
+      SSL_CTX_set_recv_max_early_data(ctx, cfg.max_early_data) != 1) {
+    return MakeError(ErrorKind::kTls, fmt::format("setting max early data {}: {}",
+                                                  cfg.max_early_data, DrainSslErrors()));
+  }
   static const unsigned char kSidCtx[] = "pqc-bench";
   SSL_CTX_set_session_id_context(ctx, kSidCtx, sizeof kSidCtx - 1);
   return {};

@@ -3,6 +3,7 @@
 // (X25519MLKEM768 and X25519), so a "classical" client on defaults would pay for ML-KEM too.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,14 @@ struct ServerTlsConfig {
   bool tickets = true;        // issue stateless session tickets
   bool session_cache = true;  // server-side session cache
   int tickets_per_handshake = 2;
+  // max_early_data: bytes of 0-RTT data its tickets allow (0 = none: early data off).
+  // OpenSSL's anti-replay stays on: each ticket is accepted for early data once, through the
+  // server's session cache, which early data therefore needs.
+  uint32_t max_early_data = 0;
 };
+
+// kEarlyDataBytes: what `early_data = true` allows: a request head, with room to spare.
+inline constexpr uint32_t kEarlyDataBytes = 16384;
 
 // SystemTrustStore: where the system's trust store is read from: $SSL_CERT_FILE or
 // $SSL_CERT_DIR when set, else the distribution's bundle. (This OpenSSL is built into the
