@@ -113,16 +113,13 @@ bool Connection::StepConnect() {
     SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
   }
   bool early = false;
-  if (record_.mode == ConnMode::kResume) {
-    if (SSL_SESSION* session = env_.sessions->Take()) {
-      SSL_set_session(ssl_.get(), session);
-      record_.offered_session = true;
-    }
-  } else if (record_.mode == ConnMode::kEarly) {
+  if (record_.mode == ConnMode::kResume || record_.mode == ConnMode::kEarly) {
+    // Each ticket once, as RFC 8446 (C.4) asks of clients: a server with anti-replay (which
+    // any server allowing early data has) accepts a ticket only once.
     if (SslSessionPtr session = env_.sessions->TakeOnce()) {
       SSL_set_session(ssl_.get(), session.get());
       record_.offered_session = true;
-      early = SSL_SESSION_get_max_early_data(session.get()) > 0;
+      early = record_.mode == ConnMode::kEarly && SSL_SESSION_get_max_early_data(session.get()) > 0;
     }
   }
   AttachInspector(ssl_.get(), &facts_);

@@ -12,12 +12,6 @@ void SessionStore::Put(SslSessionPtr session) {
   next_put_ = (next_put_ + 1) % capacity_;
 }
 
-SSL_SESSION* SessionStore::Take() {
-  if (sessions_.empty()) return nullptr;
-  next_take_ %= sessions_.size();
-  return sessions_[next_take_++].get();
-}
-
 SslSessionPtr SessionStore::TakeOnce() {
   if (sessions_.empty()) return nullptr;
   // The newest: its ticket is the freshest, and the vector shrinks from its end.

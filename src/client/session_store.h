@@ -17,12 +17,9 @@ class SessionStore {
 
   // Put: keeps a resumable session (takes ownership); the oldest is replaced when full.
   void Put(SslSessionPtr session);
-  // Take: a session to offer (still owned by the store; SSL_set_session takes its own
-  // reference), or nullptr when none is held yet. Round-robin over what is held.
-  SSL_SESSION* Take();
-  // TakeOnce: a session removed from the store (nullptr when none): a server with
-  // anti-replay accepts early data on a ticket once, so an `early` connection never offers
-  // one that another connection has used.
+  // TakeOnce: a session removed from the store, the newest (nullptr when none): a ticket is
+  // offered by one connection only, as RFC 8446 (C.4) asks of clients and as a server with
+  // anti-replay (any that allows early data) insists.
   SslSessionPtr TakeOnce();
   size_t size() const { return sessions_.size(); }
 
@@ -30,7 +27,6 @@ class SessionStore {
   size_t capacity_;
   std::vector<SslSessionPtr> sessions_;
   size_t next_put_ = 0;
-  size_t next_take_ = 0;
 };
 
 }  // namespace pqc

@@ -263,7 +263,7 @@ def main():
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
-        arms_ok(s, 6)
+        arms_ok(s, 8)  # fresh, resume, early (0-RTT accepted: the server has --early-data on), reuse
         assert s["run"]["target"] == "external", s["run"]["target"]
 
     steps = [
@@ -281,7 +281,7 @@ def main():
          "X25519MLKEM768 --rate 20 --duration 5s'", "shorten:--duration 5s:--duration 1s", False,
          True, 120, link),
         (f"build/src/pqc-bench serve --listen 127.0.0.1:8443 --groups X25519MLKEM768/X25519 "
-         f"--write-ca {ca} &", "background", True, False, 20, serve),
+         f"--early-data on --write-ca {ca} &", "background", True, False, 20, serve),
         (f"build/src/pqc-bench load --target 127.0.0.1:8443 --mode fresh --rate 300 --duration "
          f"30s --groups X25519MLKEM768:X25519 --key-shares X25519 --ca {ca} --json {arm_json}",
          "shorten:--duration 30s:--duration 1s", False, False, 60, hrr),
