@@ -30,19 +30,12 @@ const ProviderFacts* FindProvider(const OpenSslBuildFacts& b, const std::string&
 // BuildFacts: the builds' facts in a fixed order, then one row per provider either loads.
 void BuildFacts(ProbeDiff& d, const ProbeDocument& a, const ProbeDocument& b) {
   AddFact(d, "version", a.openssl, b.openssl);
-  using Member = std::string OpenSslBuildFacts::*;
-  const std::pair<const char*, Member> rows[] = {
-      {"version text", &OpenSslBuildFacts::version_text},
-      {"compiler flags", &OpenSslBuildFacts::cflags},
-      {"built on", &OpenSslBuildFacts::built_on},
-      {"platform", &OpenSslBuildFacts::platform},
-      {"OPENSSLDIR", &OpenSslBuildFacts::dir},
-      {"modules dir", &OpenSslBuildFacts::modules_dir},
-  };
-  auto value = [](const ProbeDocument& doc, Member m) {
-    return doc.build ? (*doc.build).*m : std::string(kNotRecorded);
-  };
-  for (const auto& [fact, member] : rows) AddFact(d, fact, value(a, member), value(b, member));
+  for (const BuildField& field : kBuildFields) {
+    auto value = [&field](const ProbeDocument& doc) {
+      return doc.build ? (*doc.build).*field.member : std::string(kNotRecorded);
+    };
+    AddFact(d, std::string(field.label), value(a), value(b));
+  }
   std::vector<std::string> names;
   for (const ProbeDocument* doc : {&a, &b}) {
     if (!doc->build) continue;

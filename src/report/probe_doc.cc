@@ -63,12 +63,8 @@ struct Field {
 };
 
 OpenSslBuildFacts ReadBuild(const Field& f) {
-  OpenSslBuildFacts b{.version_text = f.Member("version_text").String(),
-                      .cflags = f.Member("cflags").String(),
-                      .built_on = f.Member("built_on").String(),
-                      .platform = f.Member("platform").String(),
-                      .dir = f.Member("dir").String(),
-                      .modules_dir = f.Member("modules_dir").String()};
+  OpenSslBuildFacts b;
+  for (const BuildField& field : kBuildFields) b.*field.member = f.Member(field.key).String();
   for (const Field& p : f.Member("providers").Items()) {
     b.providers.push_back({.name = p.Member("name").String(),
                            .version = p.Member("version").String(),
@@ -159,10 +155,9 @@ ordered_json ProbeToJson(const ProbeDocument& doc) {
     for (const ProviderFacts& p : b.providers) {
       providers.push_back({{"name", p.name}, {"version", p.version}, {"buildinfo", p.buildinfo}});
     }
-    j["build"] = {
-        {"version_text", b.version_text}, {"cflags", b.cflags}, {"built_on", b.built_on},
-        {"platform", b.platform},         {"dir", b.dir},       {"modules_dir", b.modules_dir},
-        {"providers", providers}};
+    ordered_json& build = j["build"] = ordered_json::object();
+    for (const BuildField& field : kBuildFields) build[std::string(field.key)] = b.*field.member;
+    build["providers"] = providers;
   }
   j["groups"] = ordered_json::array();
   for (const ProbeRow& r : doc.groups) j["groups"].push_back(RowToJson(r));

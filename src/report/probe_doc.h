@@ -20,6 +20,22 @@ namespace pqc::report {
 // written before the build facts were recorded: its algorithms are read, its build is unknown.
 inline constexpr int kProbeSchema = 1;
 
+// BuildField: one of the build's text facts — its key in the document, how a comparison labels
+// it and where it lives — listed once for the writer, the reader and the comparison.
+struct BuildField {
+  std::string_view key;
+  std::string_view label;
+  std::string OpenSslBuildFacts::*member;
+};
+inline constexpr BuildField kBuildFields[] = {
+    {"version_text", "version text", &OpenSslBuildFacts::version_text},
+    {"cflags", "compiler flags", &OpenSslBuildFacts::cflags},
+    {"built_on", "built on", &OpenSslBuildFacts::built_on},
+    {"platform", "platform", &OpenSslBuildFacts::platform},
+    {"dir", "OPENSSLDIR", &OpenSslBuildFacts::dir},
+    {"modules_dir", "modules dir", &OpenSslBuildFacts::modules_dir},
+};
+
 // ProbeRow: one group or signature type, each layer as the probe measured it.
 struct ProbeRow {
   std::string name;
