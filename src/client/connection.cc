@@ -113,9 +113,11 @@ bool Connection::StepConnect() {
     SSL_set_tlsext_host_name(ssl_.get(), env_.options->server_name.c_str());
   }
   bool early = false;
-  if (record_.mode == ConnMode::kResume || record_.mode == ConnMode::kEarly) {
-    // Each ticket once, as RFC 8446 (C.4) asks of clients: a server with anti-replay (which
-    // any server allowing early data has) accepts a ticket only once.
+  // Each ticket once, as RFC 8446 (C.4) asks of clients: a server with anti-replay (which any
+  // server allowing early data has) accepts a ticket only once. Warm-up connections take none:
+  // their full handshakes fill the store, one ticket each, so that the measured connections
+  // that overlap still find one.
+  if ((record_.mode == ConnMode::kResume || record_.mode == ConnMode::kEarly) && record_.measured) {
     if (SslSessionPtr session = env_.sessions->TakeOnce()) {
       SSL_set_session(ssl_.get(), session.get());
       record_.offered_session = true;
