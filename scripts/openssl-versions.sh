@@ -29,6 +29,10 @@ elif ((${#variants[@]} != 2)); then
   exit 2
 fi
 run_args=("$@")
+# A path variant is the caller's: made absolute before the script moves to the checkout.
+for i in 0 1; do
+  if [[ ${variants[i]} == */* && -d ${variants[i]} ]]; then variants[i]=$(cd "${variants[i]}" && pwd); fi
+done
 
 # The results root the runs write into: run's default, unless the arguments name another.
 root=results
