@@ -26,7 +26,9 @@ struct CompareFlags {
 };
 
 void AddCompareFlags(CLI::App& app, CompareFlags& f) {
-  app.add_option("runs", f.runs, "run directories or results.sqlite files (two or more)")
+  app.add_option("runs", f.runs,
+                 "run directories or results.sqlite files (two or more); or two `probe --json` "
+                 "documents, to compare OpenSSL builds")
       ->required();
   app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
       ->capture_default_str()
