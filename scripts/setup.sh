@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh — installs everything pqc-bench needs on Debian 12, idempotently:
-# Debian packages, then OpenSSL 3.5 LTS and nginx 1.26 built from Debian 13's source
-# packages into a cache outside the checkout. A second run only checks stamps (seconds).
+# Debian packages, then OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand) and
+# nginx 1.26 built from Debian 13's source packages into a cache outside the checkout. A second run only checks stamps (seconds).
 # PQC_OPENSSL (and PQC_OPENSSL_FLAGS) choose another OpenSSL instead — a newer release from
 # Debian unstable, or your own source tree or install prefix; nginx is built against it
 # once; see scripts/lib/openssl_variant.sh.
@@ -73,6 +73,8 @@ find_built() { # newest complete build in the cache matching a glob
 }
 
 # The recipe number is part of the cache key: bump it when the configure flags change.
+# OKEY ends with OpenSSL's own recipe (-rN, openssl_variant.sh), so every OpenSSL build,
+# a rebuild by a newer recipe included, gets an nginx of its own.
 NGINX_RECIPE=2
 NGX=$(find_built "nginx-1.26.*-openssl-$OKEY-r$NGINX_RECIPE" || true)
 if [ -z "$NGX" ]; then

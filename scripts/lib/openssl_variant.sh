@@ -9,8 +9,11 @@
 #                      used in place)
 # Each variant other than the default has a label, which names its env file
 # (env-openssl-LABEL.sh) and build.sh's build directories (build-openssl-LABEL/).
-# Every cached build is keyed by version, source state and flags, so that no two variants
-# ever share a directory.
+# Every cached build is keyed by version, source state, flags and OPENSSL_RECIPE, so that no
+# two variants ever share a directory and a build made by an older recipe is never taken.
+# Every build includes OpenSSL's FIPS provider (enable-fips; fips.so and fipsmodule.cnf
+# installed, known to openssl.cnf but not activated), so that a program can load it with
+# OSSL_PROVIDER_load(NULL, "fips") while everything else keeps using the default provider.
 # Needs: CACHE, log, die, and debian_sources.sh.
 
 VALID_VARIANTS="a version prefix that Debian 13 or unstable lists (3.5, 3.6, 3.6.5), an \
@@ -18,6 +21,12 @@ OpenSSL source tree (a directory with Configure) or an install prefix (a directo
 include/openssl/opensslv.h and lib/libssl.so or lib64/libssl.so); a relative path starts with ./"
 
 short_hash() { sha256sum | cut -c1-"$1"; }
+
+# The recipe number ends every OpenSSL cache directory's name (RSUF), after the flags' suffix:
+# bump it when build_openssl's Configure flags or install steps change. 2: enable-fips and
+# the FIPS provider installed (the unnumbered builds before it have none).
+OPENSSL_RECIPE=2
+RSUF="-r$OPENSSL_RECIPE"
 
 # parse_variant — reads PQC_OPENSSL and PQC_OPENSSL_FLAGS once, before anything is installed
 # or fetched, so that a bad value fails at once. Sets REQ, KIND (default, release, source,
@@ -61,13 +70,14 @@ need_35() {
 }
 
 # find_release_build PREFIX → the newest complete cached build of a release matching PREFIX
-# built with this variant's flags (a build with other flags or from a source tree has a
-# longer name and is never taken).
+# built with this variant's flags by this recipe (a build with other flags or from a source
+# tree has a longer name, one by another recipe another ending, and is never taken).
 find_release_build() {
   local d v
   for d in $(ls -d "$CACHE/openssl-$1"* 2>/dev/null | sort -rV); do
     v=${d##*/openssl-}
-    if [ -n "$FSUF" ]; then [[ $v == *"$FSUF" ]] || continue; v=${v%"$FSUF"}; fi
+    [[ $v == *"$FSUF$RSUF" ]] || continue
+    v=${v%"$FSUF$RSUF"}
     [[ $v == *-* ]] && continue
     matches_prefix "$v" "$1" && [ -f "$d/.complete" ] && { echo "$d"; return 0; }
   done
@@ -128,31 +138,90 @@ copy_tree() {
   fi
 }
 
-# build_openssl tarball|tree SOURCE DEST WHAT — configure, build and install into DEST; the
-# build directory is kept on failure, for its logs.
+# build_openssl tarball|tree SOURCE DEST WHAT — configure, build and install into DEST, with
+# the FIPS provider (unless PQC_OPENSSL_FLAGS says no-fips); the build directory is kept on
+# failure, for its logs. A source tree whose Configure refuses enable-fips (a tree that
+# removed or broke it) is configured again without it and built with no FIPS provider, as
+# the set-up logs: the tree is what is being measured, FIPS is an extra. A release must
+# build it.
 build_openssl() {
-  local build="$CACHE/build/${3##*/}"
+  local build="$CACHE/build/${3##*/}" fips=enable-fips flag
+  for flag in "${FLAG_ARGS[@]}"; do [ "$flag" = no-fips ] && fips=""; done
   rm -rf "$build" "$3"; mkdir -p "$build"
-  log "building OpenSSL $4 (5 to 8 minutes on 2 cores; cached afterwards)"
+  # (with the FIPS provider, whose objects are compiled a second time: 14 CPU minutes)
+  log "building OpenSSL $4 (7 minutes on 2 idle cores, 15 on busy ones; cached afterwards)"
   case $1 in
     tarball) tar -xf "$2" -C "$build" --strip-components=1 ;;
     tree) copy_tree "$2" "$build" ;;
   esac
-  local step
-  for step in configure make install; do
-    case $step in
-      configure) (cd "$build" && ./Configure shared no-docs no-tests --prefix="$3" --libdir=lib \
-        "-Wl,-rpath,$3/lib" "${FLAG_ARGS[@]}") ;;
-      make) make -C "$build" -j"$(nproc)" ;;
-      install) make -C "$build" install_sw install_ssldirs ;;
-    esac >"$build/$step.log" 2>&1 || {
-      tail -n 5 "$build/$step.log" >&2
-      die "OpenSSL $4 (PQC_OPENSSL=$REQ${FLAG_ARGS[*]:+, PQC_OPENSSL_FLAGS=${FLAG_ARGS[*]}}): \
-$step failed; see $build/$step.log"
-    }
-  done
+  if ! configure_openssl "$build" "$3" ${fips:+"$fips"} >"$build/configure.log" 2>&1; then
+    [ "$1" = tree ] && [ -n "$fips" ] || build_failed "$build" configure "$4"
+    mv "$build/configure.log" "$build/configure-fips.log"
+    fips=""
+    configure_openssl "$build" "$3" >"$build/configure.log" 2>&1 || build_failed "$build" configure "$4"
+    log "OpenSSL $4: Configure refused enable-fips ($(tail -n 1 "$build/configure-fips.log")); \
+building it without the FIPS provider"
+  fi
+  make -C "$build" -j"$(nproc)" >"$build/make.log" 2>&1 || build_failed "$build" make "$4"
+  make -C "$build" install_sw install_ssldirs ${fips:+install_fips} >"$build/install.log" 2>&1 ||
+    build_failed "$build" install "$4"
+  [ -z "$fips" ] || fips_config "$3" "$4"
   touch "$3/.complete"
   rm -rf "$build"
+}
+
+# build_failed BUILD STEP WHAT — the step's log's last lines, then which variant failed where.
+build_failed() {
+  tail -n 5 "$1/$2.log" >&2
+  die "OpenSSL $3 (PQC_OPENSSL=$REQ${FLAG_ARGS[*]:+, PQC_OPENSSL_FLAGS=${FLAG_ARGS[*]}}): \
+$2 failed; see $1/$2.log"
+}
+
+# configure_openssl BUILD PREFIX [EXTRA...] — OpenSSL's Configure with the set-up's flags.
+configure_openssl() {
+  (cd "$1" && ./Configure shared no-docs no-tests "${@:3}" --prefix="$2" --libdir=lib \
+    "-Wl,-rpath,$2/lib" "${FLAG_ARGS[@]}")
+}
+
+# fips_config PREFIX WHAT — makes the installed FIPS provider loadable on demand, then checks
+# it. fipsmodule.cnf (from install_fips) holds the module's integrity MAC, without which the
+# provider's self-test fails; openssl.cnf names its section in provider_sect but with
+# activate = 0 (overriding fipsmodule.cnf's 1), so the provider is registered, not loaded:
+# activating it would switch off the implicit default provider for every program, nginx
+# included. The include is absolute because OpenSSL resolves a relative one against the
+# working directory.
+fips_config() {
+  local ssl mods out
+  # OPENSSLDIR (<prefix>/ssl) and MODULESDIR (<prefix>/lib/ossl-modules), as built: flags
+  # may move them.
+  ssl=$("$1/bin/openssl" version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')
+  mods=$("$1/bin/openssl" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
+  [ -f "$mods/fips.so" ] && [ -f "$ssl/fipsmodule.cnf" ] && [ -f "$ssl/openssl.cnf" ] ||
+    die "OpenSSL $2: install_fips left no $mods/fips.so or $ssl/fipsmodule.cnf (or no $ssl/openssl.cnf)"
+  cat >>"$ssl/openssl.cnf" <<CNF
+
+# Added by pqc-bench's set-up: the FIPS provider, registered but not activated; load it
+# with OSSL_PROVIDER_load(NULL, "fips") (and base or default for encoders and decoders).
+.include $ssl/fipsmodule.cnf
+[provider_sect]
+fips = fips_sect
+[fips_sect]
+activate = 0
+CNF
+  # The check runs the module's self-test, as a program's OSSL_PROVIDER_load will.
+  out=$(env -u OPENSSL_CONF -u OPENSSL_MODULES "$1/bin/openssl" list -providers \
+    -provider fips -provider base 2>&1) && provider_active "$out" fips ||
+    die "OpenSSL $2: the FIPS provider does not load (its self-test or its configuration in \
+$ssl/fipsmodule.cnf failed): $out"
+  out=$(env -u OPENSSL_CONF -u OPENSSL_MODULES "$1/bin/openssl" list -providers 2>&1) &&
+    provider_active "$out" default && ! provider_active "$out" fips ||
+    die "OpenSSL $2: with $ssl/openssl.cnf the default provider alone must be active: $out"
+}
+
+# provider_active LISTING NAME — `openssl list -providers` shows NAME with status active.
+provider_active() {
+  awk -v name="$2" '/^  [^ ]/ { cur = $1 } cur == name && /status: active/ { found = 1 }
+    END { exit !found }' <<<"$1"
 }
 
 # header_define NAME HEADER → the value of `# define NAME VALUE` in a C header.
@@ -173,7 +242,7 @@ resolve_openssl() {
         suite=$(release_suite "$REQ")
         fetched=$(fetch_upstream openssl "$REQ" "$suite")
         read -r up tar <<<"$fetched"
-        OSSL="$CACHE/openssl-$up$FSUF"
+        OSSL="$CACHE/openssl-$up$FSUF$RSUF"
         build_openssl tarball "$tar" "$OSSL" "$up from $(suite_title "$suite")${FSUF:+ with ${FLAG_ARGS[*]}}"
       fi
       LABEL=""
@@ -182,7 +251,7 @@ resolve_openssl() {
     source)
       up=$(tree_version "$SRC")
       hash=$(tree_state "$SRC")
-      OSSL="$CACHE/openssl-$up-src-$hash$FSUF"
+      OSSL="$CACHE/openssl-$up-src-$hash$FSUF$RSUF"
       [ -f "$OSSL/.complete" ] || build_openssl tree "$SRC" "$OSSL" "$up from the source tree $REQ"
       LABEL="$up-src-${hash:0:8}$FSUF"
       ;;
@@ -200,8 +269,9 @@ resolve_openssl() {
       ;;
   esac
   OVER=${up:-${OSSL##*/openssl-}}
+  OVER=${OVER%"$RSUF"}
   OVER=${OVER%"$FSUF"}
-  # A built variant's directory name is its key; a prefix's key is its label.
+  # A built variant's directory name (recipe included) is its key; a prefix's key is its label.
   OKEY=${OSSL##*/openssl-}
   [ "$KIND" = prefix ] && OKEY=$LABEL
   if [ -x "$OSSL/bin/openssl" ]; then
