@@ -3,7 +3,9 @@
 // Scenario or as the project's Error (with a message), never a crash, an uncaught exception
 // (libFuzzer reports std::terminate's abort as a crash) or a plan that breaks its promises.
 //
-// Input: the TOML text, parsed as written and again with --full (which swaps in [full]).
+// Input: the TOML text, parsed as written, again with --full (which swaps in [full]) and
+// again with its first line, less a leading '#' (a TOML comment, so that the text can stay a
+// valid scenario), as a `run --only` selection (FACTOR=VALUE[,VALUE…]).
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -39,9 +41,12 @@ void CheckPlan(const pqc::scenario::Scenario& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  for (bool full : {false, true}) {
+  std::string first_line = text.substr(0, text.find('\n'));
+  if (!first_line.empty() && first_line[0] == '#') first_line.erase(0, 1);
+  for (int pass = 0; pass < 3; ++pass) {
     pqc::scenario::ParseOptions options;
-    options.full = full;
+    options.full = pass == 1;
+    if (pass == 2) options.only = {first_line};
     auto s = pqc::scenario::ParseScenarioText(text, "fuzz.toml", options);
     if (!s) {
       Check(!s.error().message.empty());

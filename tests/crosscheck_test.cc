@@ -90,8 +90,7 @@ void StartArm(Arm& arm, const link::Link* net) {
   arm.root_pem = files->root_pem;
   ServerConfig config;
   config.groups = kGroup;
-  config.chain_file = files->chain_pem;
-  config.key_file = files->leaf_key_pem;
+  config.certs = {{files->chain_pem, files->leaf_key_pem}};
   Placement where;
   if (net != nullptr) {
     where.netns_path = net->server_netns_path();
@@ -146,7 +145,7 @@ void LoadRound(const Arm& arm, int seconds, Side& side) {
   o.warmup = 200'000'000;
   o.timeout = 10'000'000'000;
   o.tls.groups = {kGroup};
-  o.tls.trust_anchor = arm.chain->root().cert.get();
+  o.tls.trust_anchors = {arm.chain->root().cert.get()};
   o.expect_group = kGroup;
   std::optional<Result<LoadResult>> r;
   std::thread client([&] {

@@ -58,7 +58,7 @@ class FaultTest : public ::testing::Test {
     o.duration = 1'000 * kMs;
     o.warmup = 0;
     o.tls.groups = {"X25519"};
-    o.tls.trust_anchor = chain_->root().cert.get();
+    o.tls.trust_anchors = {chain_->root().cert.get()};
     o.expect_group = "X25519";
     o.timeout = 5'000 * kMs;
     o.max_inflight = 1'000;
@@ -280,7 +280,7 @@ TEST_F(FaultTest, ServerKilledInTheMiddleOfATrial) {
   const SocketAddress addr = test::ServeAddress(serve);
   ASSERT_NE(addr.len, 0u);
   LoadOptions o = Options(addr);
-  o.tls.trust_anchor = nullptr;  // the child made its own chain
+  o.tls.trust_anchors.clear();  // the child made its own chain
   o.duration = 2'000 * kMs;
   // SIGKILL after 0.8 s of a 2 s schedule: no chance to close anything cleanly.
   std::thread killer([pid = serve.pid] {

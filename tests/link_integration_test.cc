@@ -90,7 +90,7 @@ class LinkIntegrationTest : public ::testing::Test {
     chain_ = std::make_unique<CertChain>(std::move(*chain));
     ServerOptions so;
     so.listen = ParseAddress(link_->server_ip() + ":8443").value();
-    so.chain = chain_.get();
+    so.chains = {chain_.get()};
     so.tls.groups = groups;
     so.tls.max_early_data = max_early_data;
     auto in = ScopedNetns::Enter(link_->server_netns_path());
@@ -117,7 +117,7 @@ class LinkIntegrationTest : public ::testing::Test {
     o.duration = 800 * kMs;
     o.warmup = 200 * kMs;
     o.tls.groups = groups;
-    o.tls.trust_anchor = chain_->root().cert.get();
+    o.tls.trust_anchors = {chain_->root().cert.get()};
     o.timeout = 5'000 * kMs;
     o.max_inflight = 100;
     o.max_lag_p99 = 10'000 * kMs;  // not a schedule test

@@ -30,7 +30,7 @@ class LoadTest : public ::testing::Test {
     chain_ = std::make_unique<CertChain>(std::move(*chain));
     ServerOptions so;
     so.listen = ParseAddress("127.0.0.1:0").value();
-    so.chain = chain_.get();
+    so.chains = {chain_.get()};
     so.tls.groups = groups;
     so.tls.tickets = tickets;
     so.tls.max_early_data = max_early_data;
@@ -55,7 +55,7 @@ class LoadTest : public ::testing::Test {
     o.duration = 1'000'000'000;
     o.warmup = 200'000'000;
     o.tls.groups = groups;
-    o.tls.trust_anchor = chain_->root().cert.get();
+    o.tls.trust_anchors = {chain_->root().cert.get()};
     o.expect_group = groups.front();
     o.timeout = 5'000'000'000;
     o.max_inflight = 1'000;  // the tests' rates never need more; fits any fd limit

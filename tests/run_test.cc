@@ -810,6 +810,94 @@ TEST(RunTest, ShippedScenarioAgainstAnExternalServer) {
   EXPECT_EQ(RunDirs(root).size(), 1u) << "the refused run made no directory";
 }
 
+// RunShipped: a shipped scenario, short (1 s trials, one of each), into `root`; the run must
+// succeed and leave one run directory, whose summary it returns.
+nlohmann::json RunShipped(const TempDir& tmp, const std::string& name, const std::string& root,
+                          std::vector<std::string> extra, std::string& dir) {
+  std::vector<std::string> args = {"run",       std::string(PQC_SOURCE_DIR) + "/scenarios/" + name,
+                                   "--set",     "duration=1s",
+                                   "--set",     "warmup=1s",
+                                   "--set",     "rate=40",
+                                   "--set",     "max_lag_p99=5s",
+                                   "--trials",  "1",
+                                   "--results", root};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Finished f = Exec(args, tmp.path(), std::chrono::seconds(120));
+  EXPECT_EQ(f.rc, 0) << Describe(f);
+  auto dirs = RunDirs(root);
+  if (dirs.size() != 1) {
+    ADD_FAILURE() << "expected one run directory under " << root;
+    return {};
+  }
+  dir = dirs[0];
+  return nlohmann::json::parse(ReadAll(dir + "/summary.json"));
+}
+
+// The shipped dual-certificate study, short, on the embedded server and on nginx: each client
+// kind is served the chain its sigalgs ask for (every measured connection, from the database),
+// and the ML-DSA clients' Certificate message is the larger.
+TEST(RunTest, DualCertificateScenarioServesEachClientKindItsChain) {
+  TempDir tmp;
+  for (const char* target : {"embedded", "nginx"}) {
+    SCOPED_TRACE(target);
+    std::string dir;
+    auto summary =
+        RunShipped(tmp, "11-dual-certificate.toml", tmp / (std::string("r-") + target),
+                   {"--only", "network=loopback", "--set", std::string("target=") + target}, dir);
+    ASSERT_EQ(summary["arms"].size(), 3u) << summary.dump();
+    ExpectArmsValid(summary);
+    Sql sql(dir + "/results.sqlite");
+    ASSERT_TRUE(sql.ok()) << sql.error();
+    // Per client kind: the schemes its measured connections were served, and the largest
+    // Certificate message.
+    const auto rows = sql.Texts(
+        "SELECT json_extract(a.factors_json, '$.client') || ' ' || c.signature_scheme || ' ' || "
+        "MAX(c.certificate_bytes) FROM connections c JOIN trials t ON t.id = c.trial_id JOIN arms "
+        "a ON a.id = t.arm_id WHERE c.measured = 1 GROUP BY a.id, c.signature_scheme ORDER BY "
+        "a.id");
+    ASSERT_EQ(rows.size(), 3u) << "one scheme per client kind";
+    std::map<std::string, std::pair<int, int>> seen;  // kind → scheme, certificate bytes
+    for (const std::string& r : rows) {
+      std::istringstream in(r);
+      std::string kind;
+      int scheme = 0, bytes = 0;
+      in >> kind >> scheme >> bytes;
+      seen[kind] = {scheme, bytes};
+    }
+    EXPECT_EQ(seen["ecdsa"].first, 0x0403);
+    EXPECT_EQ(seen["ml-dsa"].first, 0x0905);
+    EXPECT_EQ(seen["classical"].first, 0x0403);
+    EXPECT_GT(seen["ml-dsa"].second, seen["ecdsa"].second + 4000);
+  }
+}
+
+// The FIPS provider study, short: the default and FIPS arms run side by side, the server
+// under the arm's providers, and every arm is valid (X25519MLKEM768 is allowed under
+// fips=yes: OpenSSL 3.5's FIPS provider implements the hybrid, though not X25519 alone).
+TEST(RunTest, FipsProviderScenarioRunsDefaultAndFipsArms) {
+  TempDir tmp;
+  std::string dir;
+  auto summary =
+      RunShipped(tmp, "12-fips-provider.toml", tmp / "results", {"--only", "chain=ml-dsa-65"}, dir);
+  ASSERT_EQ(summary["arms"].size(), 6u) << summary.dump();
+  ExpectArmsValid(summary);
+  Sql sql(dir + "/results.sqlite");
+  ASSERT_TRUE(sql.ok()) << sql.error();
+  const auto settings = sql.Texts("SELECT settings_json FROM arms ORDER BY id");
+  ASSERT_EQ(settings.size(), 6u);
+  EXPECT_NE(settings[5].find("\"providers\":\"fips,base\""), std::string::npos) << settings[5];
+  EXPECT_NE(settings[0].find("\"providers\":\"default\""), std::string::npos) << settings[0];
+
+  // A provider that is not there stops the run before any trial, naming it.
+  Finished missing = Exec({"run", std::string(PQC_SOURCE_DIR) + "/scenarios/quick.toml",
+                           "--provider", "nosuch", "--results", tmp / "missing"},
+                          tmp.path());
+  EXPECT_EQ(missing.rc, 2) << Describe(missing);
+  EXPECT_NE(missing.err.find("provider 'nosuch' could not be loaded from"), std::string::npos)
+      << Describe(missing);
+  EXPECT_TRUE(RunDirs(tmp / "missing").empty()) << "no trial may run";
+}
+
 }  // namespace
 
 namespace {

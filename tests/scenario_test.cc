@@ -2,6 +2,7 @@
 // the interleaved seeded order, and errors that name file, line and column.
 #include "scenario/scenario.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,6 +122,39 @@ TEST(Scenario, FullAndSetAndTrialsOverride) {
   EXPECT_EQ(set->trials, 1u);
 }
 
+TEST(Scenario, OnlyKeepsTheChosenValuesOfAFactorInFileOrder) {
+  auto s = Parse(kTwoByThree, {.only = {"mode=reuse,fresh"}});
+  ASSERT_TRUE(s) << s.error().message;
+  auto arms = ExpandArms(*s);
+  ASSERT_TRUE(arms) << arms.error().message;
+  ASSERT_EQ(arms->size(), 4u);
+  EXPECT_EQ((*arms)[0].label, "X25519 · fresh");
+  EXPECT_EQ((*arms)[1].label, "X25519 · reuse");
+  EXPECT_EQ((*arms)[1].settings.requests, 10u);  // the kept value's overrides still apply
+  // Two factors narrowed to one value each: one arm, named by no factor.
+  auto one = Parse(kTwoByThree, {.only = {"group=X25519MLKEM768", "mode=resume"}});
+  ASSERT_TRUE(one) << one.error().message;
+  auto arm = ExpandArms(*one);
+  ASSERT_TRUE(arm) << arm.error().message;
+  ASSERT_EQ(arm->size(), 1u);
+  EXPECT_EQ((*arm)[0].settings.group, "X25519MLKEM768");
+  EXPECT_EQ(ModeText((*arm)[0].settings.mode), "resume");
+
+  EXPECT_EQ(ErrorOf(kTwoByThree, {.only = {"mode=early"}}),
+            "--only mode=early: 'early' is not a value of matrix.mode (values: fresh, resume, "
+            "reuse)");
+  EXPECT_EQ(ErrorOf(kTwoByThree, {.only = {"network=loopback"}}),
+            "--only network=loopback: 'network' is not a factor of t.toml (factors: group, mode)");
+  for (const char* bad : {"mode", "=fresh", "mode="}) {
+    EXPECT_EQ(ErrorOf(kTwoByThree, {.only = {bad}}),
+              fmt::format("--only '{}': expected FACTOR=VALUE[,VALUE…], e.g. --only "
+                          "network=loopback (factors: group, mode)",
+                          bad));
+  }
+  EXPECT_NE(ErrorOf(kTwoByThree, {.only = {"mode=fresh,"}}).find("'' is not a value"),
+            std::string::npos);
+}
+
 TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_EQ(ErrorOf("[load]\nrate = 300\nduration = 5s\n").substr(0, 9), "t.toml:3:");
   std::string e = ErrorOf("[load]\nrate = -4\n");
@@ -172,6 +206,31 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_NE(e.find("early_data needs session_cache = true"), std::string::npos) << e;
   e = ErrorOf("[load]\nmode = \"erly\"\n");
   EXPECT_NE(e.find("resume, early"), std::string::npos) << e;
+  // Two chains on one server: distinct leaf key types, the arm's chain one of them, and
+  // signature schemes OpenSSL knows.
+  EXPECT_EQ(ErrorOf("[tls]\nserver_chains = [\"ecdsa-p256\", \"ml-dsa-65\"]\n"), "no error");
+  e = ErrorOf("[tls]\nserver_chains = [\"ml-dsa-65\", \"ml-dsa-44\"]\n");
+  EXPECT_NE(e.find("chain 'ecdsa-p256' (the chain this arm's connections must be served) is not "
+                   "one of server_chains (ml-dsa-65, ml-dsa-44)"),
+            std::string::npos)
+      << e;
+  e = ErrorOf("[tls]\nserver_chains = [\"ecdsa-p256\", \"ecdsa-p384/ecdsa-p384\"]\n");
+  EXPECT_NE(e.find("ecdsa-p256 and ecdsa-p384/ecdsa-p384 both have a EC leaf key"),
+            std::string::npos)
+      << e;
+  e = ErrorOf("[tls]\nserver_chains = [\"ecdsa-p256\", \"ml-dsa-66\"]\n");
+  EXPECT_NE(e.find("t.toml:2:17"), std::string::npos) << e;
+  EXPECT_NE(e.find("ml-dsa-65"), std::string::npos) << "suggests the nearest: " << e;
+  e = ErrorOf("[tls]\nserver_chains = 3\n");
+  EXPECT_NE(e.find("an array of chains"), std::string::npos) << e;
+  e = ErrorOf("[tls]\nsigalgs = \"mldsa65:ecdsa_p256\"\n");
+  EXPECT_NE(e.find("t.toml:2:11"), std::string::npos) << e;
+  EXPECT_NE(e.find("not a signature-algorithm list"), std::string::npos) << e;
+  auto two = Parse("[tls]\nchain = \"ml-dsa-65\"\n",
+                   {.overrides = {"server_chains=ecdsa-p256,ml-dsa-65"}});
+  ASSERT_TRUE(two) << two.error().message;
+  ASSERT_EQ(ServedChains(two->base).size(), 2u);
+  EXPECT_EQ(ServedChains(two->base)[1].text, "ml-dsa-65");
   EXPECT_EQ(ErrorOf(""), "no error");
 }
 

@@ -155,7 +155,7 @@ class ServerTest : public ::testing::Test {
   static ServerOptions Options() {
     ServerOptions o;
     o.listen = *ParseAddress("127.0.0.1:0");
-    o.chain = chain_.get();
+    o.chains = {chain_.get()};
     return o;
   }
 
@@ -170,7 +170,7 @@ class ServerTest : public ::testing::Test {
     ClientTlsConfig cfg;
     cfg.groups = {"X25519MLKEM768", "X25519"};
     cfg.tickets = tickets;
-    cfg.trust_anchor = chain_->root().cert.get();
+    cfg.trust_anchors = {chain_->root().cert.get()};
     auto ctx = MakeClientContext(cfg);
     EXPECT_TRUE(ctx.ok());
     return ctx.ok() ? std::move(*ctx) : nullptr;
@@ -464,7 +464,7 @@ TEST_F(ServerTest, ClientThatRejectsTheCertificateIsAnAlert) {
   ASSERT_TRUE(other.ok());
   ClientTlsConfig cfg;
   cfg.groups = {"X25519"};
-  cfg.trust_anchor = other->root().cert.get();
+  cfg.trust_anchors = {other->root().cert.get()};
   auto ctx = MakeClientContext(cfg);
   ASSERT_TRUE(ctx.ok());
   EXPECT_FALSE(Client::Connect(server->address(), ctx->get()));
@@ -555,7 +555,7 @@ TEST_F(ServerTest, SlhDsaChainCannotBeServed) {
   auto chain = MakeChain(*spec);
   ASSERT_TRUE(chain.ok()) << chain.error().message;
   ServerOptions o = Options();
-  o.chain = &*chain;
+  o.chains = {&*chain};
   auto server = EmbeddedServer::Start(o);
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.error().kind, ErrorKind::kUnsupported);

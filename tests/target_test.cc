@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -36,6 +37,7 @@
 #include "server/embedded_server.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
+#include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
 
@@ -111,8 +113,7 @@ class TargetTest : public ::testing::Test {
     chain_ = std::make_unique<CertChain>(std::move(*chain));
     auto files = WriteChainFiles(*chain_, dir_ + "/cert");
     ASSERT_TRUE(files.ok()) << files.error().message;
-    config_.chain_file = files->chain_pem;
-    config_.key_file = files->leaf_key_pem;
+    config_.certs = {{files->chain_pem, files->leaf_key_pem}};
     config_.groups = "X25519MLKEM768:X25519";
     config_.payload_sizes = {10240, 100};
     work_ = dir_ + "/work";
@@ -129,7 +130,7 @@ class TargetTest : public ::testing::Test {
     o.duration = 400'000'000;
     o.warmup = mode == ConnMode::kResume || mode == ConnMode::kEarly ? 200'000'000 : 0;
     o.tls.groups = {group};
-    o.tls.trust_anchor = chain_->root().cert.get();
+    o.tls.trust_anchors = {chain_->root().cert.get()};
     o.expect_group = group;
     o.timeout = 5'000'000'000;
     o.max_inflight = 200;
@@ -139,23 +140,33 @@ class TargetTest : public ::testing::Test {
     return o;
   }
 
-  // CheckServes: a few fresh connections negotiate `group` and get 10,240 bytes each.
-  void CheckServes(const SocketAddress& addr, const std::string& group) {
-    auto r = RunLoad(Options(addr, group, ConnMode::kFresh), nullptr);
-    ASSERT_TRUE(r.ok()) << r.error().message;
+  // CheckServes: a few fresh connections of `o` negotiate its group and `scheme` and get
+  // 10,240 bytes each; returns the Certificate message's bytes.
+  uint32_t CheckServes(const LoadOptions& o, uint16_t scheme) {
+    auto r = RunLoad(o, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    if (!r.ok()) return 0;
     size_t measured = 0;
+    uint32_t cert_bytes = 0;
     for (const ConnectionRecord& c : r->connections) {
       if (!c.measured) continue;
       ++measured;
-      ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
-      EXPECT_EQ(c.group, group);
-      EXPECT_EQ(c.signature_scheme, 0x0403);  // ecdsa_secp256r1_sha256
+      EXPECT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      EXPECT_EQ(c.group, o.expect_group);
+      EXPECT_EQ(c.signature_scheme, scheme);
       EXPECT_FALSE(c.resumed);
-      ASSERT_EQ(c.request_count, 1u);
+      EXPECT_EQ(c.request_count, 1u);
+      if (c.request_count != 1) continue;
       EXPECT_EQ(r->requests[c.first_request].status, 200u);
       EXPECT_EQ(r->requests[c.first_request].body_bytes, 10240u);
+      cert_bytes = c.certificate_bytes;
     }
     EXPECT_GE(measured, 15u);
+    EXPECT_TRUE(Summarize(*r).valid());
+    return cert_bytes;
+  }
+  void CheckServes(const SocketAddress& addr, const std::string& group) {
+    CheckServes(Options(addr, group, ConnMode::kFresh), 0x0403);  // ecdsa_secp256r1_sha256
   }
 
   std::string dir_, work_;
@@ -251,13 +262,47 @@ TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
   }
 }
 
+// One server, two chains (the original's Phase 2): each client kind gets the chain its
+// signature_algorithms ask for, checked on every connection, from the embedded server and nginx.
+TEST_F(TargetTest, EveryDriverServesEachClientKindTheChainItOffersFor) {
+  auto spec = ParseChainSpec("ml-dsa-65");
+  ASSERT_TRUE(spec.ok());
+  auto mldsa = MakeChain(*spec);
+  ASSERT_TRUE(mldsa.ok()) << mldsa.error().message;
+  auto files = WriteChainFiles(*mldsa, dir_ + "/cert-ml-dsa");
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  config_.certs.push_back({files->chain_pem, files->leaf_key_pem});
+  struct Kind {
+    const char* sigalgs;
+    uint16_t scheme;
+  };
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+    SCOPED_TRACE(t->name());
+    auto addr = t->Start(config_, Placement{}, work_);
+    ASSERT_TRUE(addr.ok()) << addr.error().message;
+    std::map<uint16_t, uint32_t> cert_bytes;  // scheme → Certificate message bytes
+    for (const Kind& k : {Kind{"mldsa65:ecdsa_secp256r1_sha256", 0x0905},
+                          Kind{"ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256", 0x0403}}) {
+      SCOPED_TRACE(k.sigalgs);
+      LoadOptions o = Options(*addr, "X25519MLKEM768", ConnMode::kFresh);
+      o.tls.sigalgs = k.sigalgs;
+      o.tls.trust_anchors.push_back(mldsa->root().cert.get());
+      o.expect_sigalg = SignatureSchemeName(k.scheme);
+      cert_bytes[k.scheme] = CheckServes(o, k.scheme);
+    }
+    // The ML-DSA-65 leaf (1,952-byte key, 3,309-byte signature) against the ECDSA one.
+    EXPECT_GT(cert_bytes[0x0905], cert_bytes[0x0403] + 4000);
+    ASSERT_TRUE(t->Stop().ok());
+  }
+}
+
 TEST_F(TargetTest, MissingCertificateFileIsNamedByEveryDriver) {
-  config_.chain_file = dir_ + "/no-such-chain.pem";
+  config_.certs[0].chain_file = dir_ + "/no-such-chain.pem";
   for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
     const Nanos start = MonotonicNow();
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_FALSE(addr.ok()) << t->name();
-    EXPECT_NE(addr.error().message.find(config_.chain_file), std::string::npos)
+    EXPECT_NE(addr.error().message.find(config_.certs[0].chain_file), std::string::npos)
         << addr.error().message;
     EXPECT_LT(MonotonicNow() - start, 5'000'000'000);
   }
@@ -280,9 +325,10 @@ TEST_F(TargetTest, ConfigurationTheServerRejectsIsReportedWithItsLog) {
 TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
   const std::filesystem::path here = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
-  config_.chain_file = std::filesystem::relative(config_.chain_file, dir_).string();
-  config_.key_file = std::filesystem::relative(config_.key_file, dir_).string();
-  ASSERT_EQ(config_.chain_file.front(), 'c');  // "cert/…": relative indeed
+  ServerCert& cert = config_.certs[0];
+  cert.chain_file = std::filesystem::relative(cert.chain_file, dir_).string();
+  cert.key_file = std::filesystem::relative(cert.key_file, dir_).string();
+  ASSERT_EQ(cert.chain_file.front(), 'c');  // "cert/…": relative indeed
   std::filesystem::create_directories("results/run/trials/0000");
   for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
     auto addr = t->Start(config_, Placement{}, "results/run/trials/0000");
@@ -299,7 +345,7 @@ TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
 TEST_F(TargetTest, ExternalWaitsForTheServerAndHasNoStats) {
   ServerOptions so;
   so.listen = ParseAddress("127.0.0.1:0").value();
-  so.chain = chain_.get();
+  so.chains = {chain_.get()};
   so.tls.groups = "X25519";
   auto server = EmbeddedServer::Start(so);
   ASSERT_TRUE(server.ok()) << server.error().message;
@@ -328,8 +374,7 @@ TEST(TargetKindTest, ParsesTheThreeNames) {
 TEST(NginxConfigTest, FollowsTheArm) {
   ServerConfig c;
   c.groups = "X25519MLKEM768/X25519";
-  c.chain_file = "/d/chain.pem";
-  c.key_file = "/d/key.pem";
+  c.certs = {{"/d/chain.pem", "/d/key.pem"}};
   c.tickets = false;
   c.session_cache = false;
   c.threads = 3;
@@ -351,6 +396,14 @@ TEST(NginxConfigTest, FollowsTheArm) {
   c.early_data = true;
   text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
   EXPECT_NE(text.find("ssl_early_data on;"), std::string::npos);
+  c.certs.push_back({"/d/ml-dsa.pem", "/d/ml-dsa.key"});  // a second chain: a second pair
+  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  const size_t first = text.find("ssl_certificate \"/d/chain.pem\";");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_NE(text.find("ssl_certificate_key \"/d/key.pem\";", first), std::string::npos);
+  const size_t second = text.find("ssl_certificate \"/d/ml-dsa.pem\";", first);
+  ASSERT_NE(second, std::string::npos) << text;
+  EXPECT_NE(text.find("ssl_certificate_key \"/d/ml-dsa.key\";", second), std::string::npos);
   EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
   EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
 }

@@ -108,7 +108,7 @@ TEST(LoopbackHandshake, HelloRetryWhenServerInsistsOnHybrid) {
   ASSERT_TRUE(sctx.ok());
   auto cctx = MakeClientContext({.groups = {"X25519MLKEM768", "X25519"},
                                  .key_shares = {"X25519"},
-                                 .trust_anchor = chain.root().cert.get()});
+                                 .trust_anchors = {chain.root().cert.get()}});
   ASSERT_TRUE(cctx.ok());
   auto hs = LoopbackHandshake(sctx->get(), cctx->get());
   ASSERT_TRUE(hs.ok()) << hs.error().message;
@@ -118,11 +118,63 @@ TEST(LoopbackHandshake, HelloRetryWhenServerInsistsOnHybrid) {
   EXPECT_EQ(hs->sigalg, "ecdsa_secp256r1_sha256");
 }
 
+// One server with an ECDSA and an ML-DSA chain: OpenSSL serves each client the first scheme of
+// its signature_algorithms that a chain can sign; no offered scheme fits → a handshake failure.
+TEST(LoopbackHandshake, ServerWithTwoChainsServesEachClientTheOneItOffers) {
+  CertChain ecdsa = Chain("ecdsa-p256");
+  CertChain mldsa = Chain("ml-dsa-65/ml-dsa-87");
+  const CertChain* both[] = {&ecdsa, &mldsa};
+  auto sctx = MakeServerContext({.groups = "X25519MLKEM768:X25519"}, both);
+  ASSERT_TRUE(sctx.ok()) << sctx.error().message;
+  struct Kind {
+    const char* sigalgs;
+    const char* served;
+    size_t min_cert_bytes;
+  };
+  for (const Kind& k :
+       {Kind{"mldsa65:ecdsa_secp256r1_sha256", "mldsa65", 6000},
+        Kind{"ecdsa_secp256r1_sha256:mldsa65", "ecdsa_secp256r1_sha256", 300},
+        Kind{"ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256", "ecdsa_secp256r1_sha256", 300},
+        Kind{"", "mldsa65", 6000}}) {  // OpenSSL's default list: ML-DSA first
+    auto cctx =
+        MakeClientContext({.groups = {"X25519MLKEM768"},
+                           .sigalgs = k.sigalgs,
+                           .trust_anchors = {ecdsa.root().cert.get(), mldsa.root().cert.get()}});
+    ASSERT_TRUE(cctx.ok()) << cctx.error().message;
+    auto hs = LoopbackHandshake(sctx->get(), cctx->get());
+    ASSERT_TRUE(hs.ok()) << k.sigalgs << ": " << hs.error().message;
+    EXPECT_EQ(hs->sigalg, k.served) << k.sigalgs;
+    EXPECT_GT(hs->client_facts.certificate_bytes, k.min_cert_bytes) << k.sigalgs;
+  }
+  auto ed = MakeClientContext({.groups = {"X25519MLKEM768"}, .sigalgs = "ed25519"});
+  ASSERT_TRUE(ed.ok());
+  EXPECT_FALSE(LoopbackHandshake(sctx->get(), ed->get()).ok());
+
+  // One certificate per key type: a second ECDSA chain would silently replace the first.
+  CertChain p384 = Chain("ecdsa-p384");
+  const CertChain* same[] = {&ecdsa, &p384};
+  auto refused = MakeServerContext({}, same);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("ecdsa-p256 and ecdsa-p384 both have a EC leaf key"),
+            std::string::npos)
+      << refused.error().message;
+}
+
+TEST(Context, SigalgListsAreCheckedByOpenSSL) {
+  EXPECT_TRUE(CheckSigalgList("mldsa65:ecdsa_secp256r1_sha256").ok());
+  auto bad = CheckSigalgList("mldsa65:ecdsa_p256");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'mldsa65:ecdsa_p256' is not a signature-algorithm list"),
+            std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("ecdsa_secp256r1_sha256"), std::string::npos);
+}
+
 TEST(LoopbackHandshake, ResumesFromTicket) {
   CertChain chain = Chain("ml-dsa-65");
   auto sctx = MakeServerContext({.groups = "X25519MLKEM768"}, chain);
   auto cctx =
-      MakeClientContext({.groups = {"X25519MLKEM768"}, .trust_anchor = chain.root().cert.get()});
+      MakeClientContext({.groups = {"X25519MLKEM768"}, .trust_anchors = {chain.root().cert.get()}});
   ASSERT_TRUE(sctx.ok() && cctx.ok());
   auto first = LoopbackHandshake(sctx->get(), cctx->get());
   ASSERT_TRUE(first.ok()) << first.error().message;

@@ -1,6 +1,7 @@
 // load — `pqc-bench load`: one arm of open-loop load against a target, every connection
 // timed phase by phase; summary on stdout, optional JSON and per-connection CSV.
 #include <fmt/core.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "cli/arm_flags.h"
 #include "cli/command.h"
+#include "cli/provider_flags.h"
 #include "client/load_runner.h"
 #include "client/samples_csv.h"
 #include "client/summary.h"
@@ -20,12 +22,19 @@
 namespace pqc::cli {
 namespace {
 
-Result<X509Ptr> ReadCertificate(const std::string& path) {
+// ReadCertificates: every PEM certificate of the file (serve --write-ca writes one root per
+// chain the server holds), read now so that a bad file fails before the run.
+Result<std::vector<X509Ptr>> ReadCertificates(const std::string& path) {
   BioPtr bio(BIO_new_file(path.c_str(), "r"));
   if (!bio) return MakeError(ErrorKind::kIo, fmt::format("--ca: cannot read {}", path));
-  X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  if (!cert) return SslError(fmt::format("--ca: {} holds no PEM certificate", path));
-  return cert;
+  std::vector<X509Ptr> certs;
+  // Bounded by the file: each pass consumes one certificate.
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    certs.emplace_back(cert);
+  }
+  if (certs.empty()) return SslError(fmt::format("--ca: {} holds no PEM certificate", path));
+  ERR_clear_error();  // the end of the file
+  return certs;
 }
 
 // Opens an output file before the run, so that a bad path fails now, not after minutes.
@@ -40,8 +49,8 @@ Result<std::ofstream> OpenOutput(const std::string& path, const char* flag) {
 // LoadFlags: load's own flags, beside the arm's (ArmFlags): where to connect and how to
 // verify, what to write, and the client knobs a scenario does not vary.
 struct LoadFlags {
-  std::string target, path, sigalgs, ciphersuites, ca, server_name = "localhost", expect_sigalg,
-                                                       json_path, samples_path;
+  std::string target, path, ciphersuites, ca, server_name = "localhost", expect_sigalg, json_path,
+                                              samples_path;
   uint32_t max_inflight = 10000;
   uint64_t seed = 1;
 };
@@ -50,7 +59,6 @@ void AddLoadFlags(CLI::App& app, LoadFlags& f) {
   app.add_option("--target", f.target, "HOST:PORT of the TLS server")->required();
   app.add_option("--path", f.path,
                  "request path instead of --payload's (e.g. /payload/10K, or your server's)");
-  app.add_option("--sigalgs", f.sigalgs, "signature algorithms offered (OpenSSL names)");
   app.add_option("--ciphersuites", f.ciphersuites, "TLS 1.3 cipher suites");
   app.add_option("--max-inflight", f.max_inflight,
                  "open connections at most (all threads); beyond it arrivals are skipped. "
@@ -75,7 +83,8 @@ Error Usage(std::string message) {
 
 // MakeOptions: the arm from the table's flags, with load's two defaults of its own (the group
 // that must be negotiated is the first offered; reuse makes 10 requests), then load's flags.
-Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags, X509Ptr& anchor) {
+Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags,
+                                std::vector<X509Ptr>& anchors) {
   scenario::ArmSettings s;
   if (Status st = arm_flags.ApplyTo(s); !st) return st.error();
   if (!arm_flags.Given("group") && !s.client_groups.empty()) s.group = s.client_groups.front();
@@ -93,20 +102,19 @@ Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags, X
   LoadOptions o = scenario::MakeLoadOptions(s, *addr, f.seed);
   if (!f.path.empty()) o.path = f.path;
   o.server_name = f.server_name;
-  o.tls.sigalgs = f.sigalgs;
   o.tls.ciphersuites = f.ciphersuites;
   if (!f.ca.empty()) {
-    auto cert = ReadCertificate(f.ca);
-    if (!cert) return cert.error();
-    anchor = std::move(*cert);
-    o.tls.trust_anchor = anchor.get();
+    auto certs = ReadCertificates(f.ca);
+    if (!certs) return certs.error();
+    anchors = std::move(*certs);
+    for (const X509Ptr& c : anchors) o.tls.trust_anchors.push_back(c.get());
   }
   // No silent cap at the file-descriptor limit: RunLoad refuses an arm whose worst case does
   // not fit and names the `ulimit -n` to set (client/fd_limit.h).
   o.max_inflight = f.max_inflight;
   o.expect_sigalg = f.expect_sigalg;
-  if (o.expect_sigalg.empty() && !f.sigalgs.empty()) {
-    o.expect_sigalg = f.sigalgs.substr(0, f.sigalgs.find_first_of(":,"));
+  if (o.expect_sigalg.empty() && !s.sigalgs.empty()) {
+    o.expect_sigalg = s.sigalgs.substr(0, s.sigalgs.find_first_of(":,"));
   }
   return o;
 }
@@ -154,9 +162,12 @@ int LoadMain(int argc, char** argv) {
   app.get_option("--group")->description(
       "group every connection must negotiate (default: the first of --groups)");
   app.get_option("--requests")->description("requests per connection (default 1; reuse: 10)");
+  ProviderFlags providers;
+  AddProviderFlags(app, providers);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
-  X509Ptr anchor;
-  auto options = MakeOptions(flags, arm_flags, anchor);
+  if (Status st = LoadProviders(providers); !st) return ReportError("load", st.error());
+  std::vector<X509Ptr> anchors;
+  auto options = MakeOptions(flags, arm_flags, anchors);
   if (!options) return ReportError("load", options.error());
   return RunAndReport(*options, flags);
 }

@@ -7,16 +7,18 @@
 
 #include "cli/command.h"
 #include "cli/probe_compare.h"
+#include "cli/provider_flags.h"
 #include "report/probe_doc.h"
 
 namespace pqc::cli {
 namespace {
 
-const char* Cell(bool ok) {
-  return ok ? "ok" : "FAIL";
+// Cell: a layer's result with the provider that implements it ("ok @default").
+std::string Cell(bool ok, const std::string& provider = "") {
+  if (!ok) return "FAIL";
+  return provider.empty() ? "ok" : fmt::format("ok @{}", provider);
 }
 
-// PrintBuild: a short header naming the build, so that a saved table says what it measured.
 void PrintBuild(const OpenSslBuildFacts& b) {
   fmt::print("{} — {}, built {}\n", b.version_text, b.platform, b.built_on);
   std::vector<std::string> providers;
@@ -31,18 +33,20 @@ void PrintTable(const ProbeReport& r) {
   PrintBuild(r.build);
   fmt::print(
       "each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
-      "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it)\n\n");
-  fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", "group", "family", "primitive", "tls", "note");
+      "X.509 (issue, parse, verify), TLS (a real handshake that must negotiate it);\n"
+      "@ names the provider that implements it; codepoint: the TLS layer lists a scheme\n\n");
+  fmt::print("{:<20} {:<13} {:<18} {:<18} {}\n", "group", "family", "primitive", "tls", "note");
   for (const GroupProbe& g : r.groups) {
-    fmt::print("{:<20} {:<13} {:<10} {:<5} {}\n", g.group->name, FamilyName(g.group->family),
-               Cell(g.primitive), Cell(g.tls), g.error);
+    fmt::print("{:<20} {:<13} {:<18} {:<18} {}\n", g.group->name, FamilyName(g.group->family),
+               Cell(g.primitive, g.provider), Cell(g.tls, g.tls_provider), g.error);
   }
-  fmt::print("\n{:<20} {:<8} {:<10} {:<5} {:<5} {}\n", "signature", "family", "primitive", "x509",
-             "tls", "note");
+  fmt::print("\n{:<20} {:<8} {:<18} {:<18} {:<18} {:<9} {}\n", "signature", "family", "primitive",
+             "x509", "tls", "codepoint", "note");
   for (const SignatureProbe& s : r.signatures) {
     std::string note = s.error.empty() ? s.negotiated : s.error;
-    fmt::print("{:<20} {:<8} {:<10} {:<5} {:<5} {}\n", s.sig->name, FamilyName(s.sig->family),
-               Cell(s.primitive), Cell(s.x509), Cell(s.tls), note);
+    fmt::print("{:<20} {:<8} {:<18} {:<18} {:<18} {:<9} {}\n", s.sig->name,
+               FamilyName(s.sig->family), Cell(s.primitive, s.provider), Cell(s.x509, s.provider),
+               Cell(s.tls, s.tls_provider), s.tls_listed ? "listed" : "none", note);
   }
 }
 
@@ -67,7 +71,10 @@ int ProbeMain(int argc, char** argv) {
       ->needs(compare_opt);
   app.add_option("--output,-o", compare.output, "with --compare: write to this file")
       ->needs(compare_opt);
+  ProviderFlags providers;
+  AddProviderFlags(app, providers);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (Status st = LoadProviders(providers); !st) return ReportError("probe", st.error());
   for (const std::string& name : only) {
     if (!FindGroup(name) && !FindSignature(name)) {
       return ReportError("probe", FindSignature(name).error());

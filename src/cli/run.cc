@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/provider_flags.h"
 #include "cli/serve_nginx.h"
 #include "core/paths.h"
 #include "report/report_files.h"
@@ -42,21 +43,26 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
   po.full = o.value("full", false);
   po.trials = o.value("trials", 0u);
   po.overrides = o.value("set", std::vector<std::string>{});
+  po.only = o.value("only", std::vector<std::string>{});
   return scenario::ParseScenarioText(run->info.scenario_text, run->info.scenario_file, po);
 }
 
 // RunFlags: every flag of run.
 struct RunFlags {
   std::string file, results_root = "results", resume, nginx, external, server_name, ca;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, only;
   uint32_t trials = 0;
   bool full = false, strict = false;
+  ProviderFlags providers;
 };
 
 void AddRunFlags(CLI::App& app, RunFlags& f) {
   auto* file_opt = app.add_option("scenario", f.file, "scenario file (scenarios/*.toml)");
   app.add_flag("--full", f.full, "the original study's scale (the scenario's [full] section)");
   app.add_option("--set", f.sets, "override a setting for every arm, KEY=VALUE (e.g. duration=5s)");
+  auto* only_opt = app.add_option("--only", f.only,
+                                  "run only the arms whose matrix factor has one of these values, "
+                                  "FACTOR=VALUE[,VALUE…] (e.g. network=loopback; repeatable)");
   app.add_option("--trials", f.trials, "trials per arm (overrides the scenario)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--results", f.results_root, "directory that receives the run's directory")
@@ -77,21 +83,24 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
                  "with --target: PEM file of the CA that verifies the server (default: the "
                  "system's trust store)")
       ->needs(target_opt);
+  AddProviderFlags(app, f.providers);
   app.add_flag("--strict", f.strict, "exit 1 when a trial is invalid or an arm failed");
   resume_opt->excludes(file_opt);
+  resume_opt->excludes(only_opt);  // a resumed run selects the arms it selected
 }
 
 // ParseOptionsOf: --target and its companions are settings like any other (stored, and
 // resumed, as --set).
 scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
-  std::vector<std::string> sets = f.sets;
+  std::vector<std::string> sets = f.providers.AsSettings();  // --set after them wins
+  sets.insert(sets.end(), f.sets.begin(), f.sets.end());
   if (!f.external.empty()) {
     sets.insert(sets.end(), {"target=external", "address=" + f.external});
     if (!f.server_name.empty()) sets.push_back("server_name=" + f.server_name);
     // Absolute: the stored setting must name the same file when the run is resumed elsewhere.
     if (!f.ca.empty()) sets.push_back("ca=" + AbsolutePath(f.ca));
   }
-  return {.full = f.full, .overrides = sets, .trials = f.trials};
+  return {.full = f.full, .overrides = sets, .trials = f.trials, .only = f.only};
 }
 
 // CheckArmTargets: before any measuring, the arms' targets can be reached: --target points
@@ -184,7 +193,7 @@ int RunMain(int argc, char** argv) {
   if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe); !st) {
     return ReportError("run", st.error());
   }
-  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}};
+  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}, {"only", po.only}};
   fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
              sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
   auto outcome = scenario::RunPlan(*sc, *plan, ro);

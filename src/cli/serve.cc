@@ -2,8 +2,10 @@
 // comparisons and clients other than pqc-bench. Flag wiring, the signal wait and the final
 // summary; the server itself is src/server.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -11,8 +13,10 @@
 #include <fstream>
 
 #include "cli/command.h"
+#include "cli/provider_flags.h"
 #include "cli/serve_nginx.h"
 #include "cli/unit_flags.h"
+#include "core/paths.h"
 #include "core/stop_signals.h"
 #include "core/units.h"
 #include "net/address.h"
@@ -38,14 +42,34 @@ Error Explain(Error e) {
   return e;
 }
 
-Status WriteTrustAnchor(const CertChain& chain, const std::string& path) {
-  auto pem = CertPem(chain.root().cert.get());
-  if (!pem) return pem.error();
+// WriteTrustAnchors: every chain's root, one PEM file (a client that trusts it verifies
+// whichever chain the server picks for it).
+Status WriteTrustAnchors(const std::vector<CertChain>& chains, const std::string& path) {
+  std::string text;
+  for (const CertChain& chain : chains) {
+    auto pem = CertPem(chain.root().cert.get());
+    if (!pem) return pem.error();
+    text += *pem;
+  }
   std::ofstream out(path, std::ios::trunc);
-  if (!(out << *pem) || !out.flush()) {
+  if (!(out << text) || !out.flush()) {
     return MakeError(ErrorKind::kIo, fmt::format("--write-ca: cannot write {}", path));
   }
   return {};
+}
+
+// MakeChains: one fresh chain per --cert.
+Result<std::vector<CertChain>> MakeChains(const std::vector<std::string>& specs) {
+  std::vector<CertChain> chains;
+  for (const std::string& text : specs) {
+    auto spec = ParseChainSpec(text);
+    if (!spec)
+      return MakeError(spec.error().kind, fmt::format("--cert {}: {}", text, spec.error().message));
+    auto made = MakeChain(*spec);
+    if (!made) return made.error();
+    chains.push_back(std::move(*made));
+  }
+  return chains;
 }
 
 void PrintSummary(const ServerStats& s) {
@@ -82,25 +106,31 @@ void PrintSummary(const ServerStats& s) {
 
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
-  std::string listen = "127.0.0.1:8443", cert = "ecdsa-p256", cert_file, key_file,
-              groups = kDefaultServerGroups, tickets = "on", cache = "on", early_data = "off",
-              ciphersuites, write_ca, stats_json, nginx_exe = DefaultNginxExe(), work_dir;
+  std::string listen = "127.0.0.1:8443", groups = kDefaultServerGroups, tickets = "on",
+              cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
+              nginx_exe = DefaultNginxExe(), work_dir;
+  std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
   bool use_nginx = false;
   int threads = 1;
   size_t max_connections = 20'000;
+  ProviderFlags providers;
 };
 
 void AddServeFlags(CLI::App& app, ServeFlags& f) {
   app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
-  auto* cert_opt = app.add_option("--cert", f.cert,
-                                  "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87)")
-                       ->capture_default_str();
-  auto* cert_file_opt =
-      app.add_option("--cert-file", f.cert_file, "PEM chain file (leaf first) instead of --cert");
-  auto* key_file_opt = app.add_option("--key-file", f.key_file, "PEM private key of --cert-file");
+  auto* cert_opt =
+      app.add_option("--cert", f.certs,
+                     "certificate chain to make, leaf first (ml-dsa-65/ml-dsa-87); repeat it for "
+                     "a server holding several, one per leaf key type, picked by the client's "
+                     "signature_algorithms (--cert ecdsa-p256 --cert ml-dsa-65)")
+          ->capture_default_str();
+  auto* cert_file_opt = app.add_option("--cert-file", f.cert_files,
+                                       "PEM chain file (leaf first) instead of --cert; repeatable");
+  auto* key_file_opt = app.add_option("--key-file", f.key_files,
+                                      "PEM private key of each --cert-file, in the same order");
   cert_file_opt->needs(key_file_opt)->excludes(cert_opt);
   key_file_opt->needs(cert_file_opt);
   app.add_option("--groups", f.groups,
@@ -122,7 +152,8 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   app.add_option("--ciphersuites", f.ciphersuites, "TLS 1.3 cipher suites (OpenSSL names)");
-  app.add_option("--write-ca", f.write_ca, "write the chain's root certificate (PEM) here")
+  app.add_option("--write-ca", f.write_ca,
+                 "write the root certificate of each chain (one PEM file) here")
       ->excludes(cert_file_opt);
   AddDuration(app, "--duration", f.duration, "stop by itself after this long (e.g. 30s)",
               24 * 3600 * kSecond);
@@ -133,6 +164,7 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
   app.add_option("--max-connections", f.max_connections, "open connections per thread, at most")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  AddProviderFlags(app, f.providers);
   app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
   auto* nginx_opt = app.add_flag("--nginx", f.use_nginx,
                                  "run nginx with these flags instead of the embedded server");
@@ -147,15 +179,49 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
       ->needs(nginx_opt);
 }
 
+// ServerCerts: the --cert chains made now (their roots written to --write-ca), or the
+// --cert-file/--key-file pairs; `what` names them for the "listening on" line.
+struct ServerCerts {
+  std::vector<CertChain> chains;
+  std::vector<CertKeyFiles> files;
+  std::string what;
+};
+
+Result<ServerCerts> MakeServerCerts(const ServeFlags& f) {
+  ServerCerts out;
+  if (!f.cert_files.empty()) {
+    if (f.cert_files.size() != f.key_files.size()) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--cert-file given {} times and --key-file {}: each chain file "
+                                   "needs its key file, in the same order",
+                                   f.cert_files.size(), f.key_files.size()));
+    }
+    for (size_t i = 0; i < f.cert_files.size(); ++i) {
+      out.files.push_back({AbsolutePath(f.cert_files[i]), AbsolutePath(f.key_files[i])});
+    }
+    out.what = fmt::format("{}", fmt::join(f.cert_files, " + "));
+    return out;
+  }
+  auto chains = MakeChains(f.certs);
+  if (!chains) return chains.error();
+  out.chains = std::move(*chains);
+  out.what = fmt::format("{}", fmt::join(f.certs, " + "));
+  if (!f.write_ca.empty()) {
+    if (Status s = WriteTrustAnchors(out.chains, f.write_ca); !s) return s.error();
+  }
+  return out;
+}
+
 int ServeWithNginx(const ServeFlags& f) {
+  auto certs = MakeServerCerts(f);
+  if (!certs) return ReportError("serve", certs.error());
   NginxServeOptions n;
   n.nginx_exe = f.nginx_exe;
-  n.cert = f.cert;
-  n.cert_file = f.cert_file;
-  n.key_file = f.key_file;
+  n.chains = std::move(certs->chains);
+  for (const CertKeyFiles& c : certs->files) n.config.certs.push_back({c.chain_file, c.key_file});
+  n.cert_names = certs->what;
   n.work_dir = f.work_dir;
   n.listen = f.listen;
-  n.write_ca = f.write_ca;
   n.config.groups = f.groups;
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
@@ -163,6 +229,16 @@ int ServeWithNginx(const ServeFlags& f) {
   n.config.threads = static_cast<unsigned>(f.threads);
   n.config.ciphersuites = f.ciphersuites;
   n.config.payload_sizes = f.payload_sizes;
+  // nginx loads them itself, from an openssl.cnf (OPENSSL_CONF) the target driver writes.
+  const ProviderSpec spec = f.providers.Spec();
+  n.config.providers = spec.names;
+  n.config.provider_path = spec.path;
+  n.config.property_query = spec.property_query;
+  if (std::find(spec.names.begin(), spec.names.end(), "fips") != spec.names.end()) {
+    auto fips = FipsModuleConfig(spec);
+    if (!fips) return ReportError("serve", fips.error());
+    n.config.fips_config = *fips;
+  }
   StopSignals signals;
   return ServeNginx(std::move(n), signals, f.duration > 0 ? MonotonicNow() + f.duration : 0);
 }
@@ -181,28 +257,17 @@ int ServeEmbedded(const ServeFlags& f) {
   options.tls.max_early_data = f.early_data == "on" ? kEarlyDataBytes : 0;
   options.handshake_timeout = f.handshake_timeout;
   options.idle_timeout = f.idle_timeout;
-  std::optional<CertChain> chain;
-  if (f.cert_file.empty()) {
-    auto spec = ParseChainSpec(f.cert);
-    if (!spec) return ReportError("serve", spec.error());
-    auto made = MakeChain(*spec);
-    if (!made) return ReportError("serve", made.error());
-    chain = std::move(*made);
-    options.chain = &*chain;
-  } else {
-    options.cert_file = f.cert_file;
-    options.key_file = f.key_file;
-  }
+  auto certs = MakeServerCerts(f);
+  if (!certs) return ReportError("serve", certs.error());
+  for (const CertChain& c : certs->chains) options.chains.push_back(&c);
+  options.cert_files = certs->files;
   // Blocked before any server thread exists, so that every thread inherits the mask and the
   // signals wait for sigwait below instead of killing the process mid-run.
   StopSignals signals;
-  if (!f.write_ca.empty()) {
-    if (Status s = WriteTrustAnchor(*chain, f.write_ca); !s) return ReportError("serve", s.error());
-  }
   auto server = EmbeddedServer::Start(options);
   if (!server) return ReportError("serve", Explain(server.error()));
   fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
-             f.threads, f.cert_file.empty() ? f.cert : f.cert_file, f.groups);
+             f.threads, certs->what, f.groups);
   std::fflush(stdout);
   const int sig = signals.WaitUntil(f.duration > 0 ? MonotonicNow() + f.duration : 0);
   (*server)->Stop();
@@ -227,6 +292,11 @@ int ServeMain(int argc, char** argv) {
   ServeFlags flags;
   AddServeFlags(app, flags);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (Status st = LoadProviders(flags.providers); !st) return ReportError("serve", st.error());
+  // The default preference, under providers the user chose, keeps what they have.
+  if (app.count("--groups") == 0 && !flags.providers.names.empty()) {
+    flags.groups = TolerantGroupList(flags.groups);
+  }
   if (flags.use_nginx && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--stats-json: the embedded server only (nginx keeps "

@@ -53,30 +53,10 @@ int ServeNginx(NginxServeOptions o, StopSignals& signals, int64_t deadline) {
   }
   auto dir = MakeWorkDir(o.work_dir);
   if (!dir) return ReportError("serve", dir.error());
-  std::string cert_name = o.cert_file;
-  if (o.cert_file.empty()) {
-    auto spec = ParseChainSpec(o.cert);
-    if (!spec) return ReportError("serve", spec.error());
-    auto chain = MakeChain(*spec);
-    if (!chain) return ReportError("serve", chain.error());
-    auto files = WriteChainFiles(*chain, *dir + "/cert");
+  for (size_t i = 0; i < o.chains.size(); ++i) {
+    auto files = WriteChainFiles(o.chains[i], fmt::format("{}/cert/{}", *dir, i + 1));
     if (!files) return ReportError("serve", files.error());
-    o.config.chain_file = files->chain_pem;
-    o.config.key_file = files->leaf_key_pem;
-    if (!o.write_ca.empty()) {
-      std::error_code ec;
-      std::filesystem::copy_file(files->root_pem, o.write_ca,
-                                 std::filesystem::copy_options::overwrite_existing, ec);
-      if (ec) {
-        return ReportError(
-            "serve",
-            MakeError(ErrorKind::kIo, fmt::format("--write-ca {}: {}", o.write_ca, ec.message())));
-      }
-    }
-    cert_name = o.cert;
-  } else {
-    o.config.chain_file = std::filesystem::absolute(o.cert_file).string();
-    o.config.key_file = std::filesystem::absolute(o.key_file).string();
+    o.config.certs.push_back({files->chain_pem, files->leaf_key_pem});
   }
   auto addr = ParseAddress(o.listen);
   if (!addr) return ReportError("serve", addr.error());
@@ -92,7 +72,7 @@ int ServeNginx(NginxServeOptions o, StopSignals& signals, int64_t deadline) {
   auto bound = nginx->Start(o.config, placement, *dir);
   if (!bound) return ReportError("serve", bound.error());
   fmt::print("listening on {} (nginx, workers {}, cert {}, groups {}, directory {})\n",
-             bound->ToString(), o.config.threads, cert_name, o.config.groups, *dir);
+             bound->ToString(), o.config.threads, o.cert_names, o.config.groups, *dir);
   std::fflush(stdout);
   const int sig = signals.WaitUntil(deadline);
   auto stats = nginx->Stop();

@@ -9,18 +9,20 @@
 
 #include "core/stop_signals.h"
 #include "target/target.h"
+#include "tls/cert_chain.h"
 
 namespace pqc::cli {
 
 struct NginxServeOptions {
   std::string nginx_exe;
-  std::string cert;  // chain spec made on the fly when cert_file is empty
-  std::string cert_file, key_file;
+  // The chains to serve (written into the work directory), or none when config.certs already
+  // names the user's files; cert_names says which, for the "listening on" line.
+  std::vector<CertChain> chains;
+  std::string cert_names;
   std::string work_dir;  // empty = a new directory under $TMPDIR (kept: it holds the logs)
   std::string listen;    // HOST:PORT (port 0 = a free one)
   std::string netns_path;
-  std::string write_ca;         // copy the made chain's root certificate here (with cert only)
-  target::ServerConfig config;  // groups, tickets, cache, threads, ciphersuites, payload sizes
+  target::ServerConfig config;  // certs, groups, tickets, cache, threads, ciphersuites, payloads
 };
 
 // DefaultNginxExe: $PQC_NGINX, else the nginx the build was configured with ("" if neither).

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/provider_flags.h"
 #include "cli/unit_flags.h"
 #include "speed/crypto_floor.h"
 #include "speed/speed_output.h"
@@ -30,7 +31,10 @@ int SpeedMain(int argc, char** argv) {
                  "GROUP:CHAIN[:resume] whose crypto floor to print, e.g. "
                  "X25519MLKEM768:ml-dsa-65/ml-dsa-87 (measures only what it needs unless --only)");
   app.add_flag("--json", json, "JSON on stdout instead of the table");
+  ProviderFlags providers;
+  AddProviderFlags(app, providers);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (Status st = LoadProviders(providers); !st) return ReportError("speed", st.error());
 
   options.only = only;
   std::vector<speed::FloorArm> parsed;

@@ -86,6 +86,10 @@ std::vector<ProbeRow> ReadRows(const Field& f, bool has_x509) {
                  .negotiated = r.Member("negotiated").String(),
                  .error = r.Member("error").StringOrNull()};
     if (has_x509) row.x509 = r.Member("x509").Bool();
+    // Written since the providers were recorded; older documents leave them unknown.
+    if (r.Find("provider") != nullptr) row.provider = r.Member("provider").String();
+    if (r.Find("tls_provider") != nullptr) row.tls_provider = r.Member("tls_provider").String();
+    if (has_x509 && r.Find("tls_listed") != nullptr) row.tls_listed = r.Member("tls_listed").Bool();
     if (row.name.empty()) r.Member("name").Fail("an empty name");
     if (!seen.insert(row.name).second) {
       r.Member("name").Fail(fmt::format("\"{}\" appears twice", row.name));
@@ -118,6 +122,9 @@ ordered_json RowToJson(const ProbeRow& r) {
   j["tls"] = r.tls;
   j["negotiated"] = r.negotiated;
   j["error"] = r.error.empty() ? ordered_json() : ordered_json(r.error);
+  j["provider"] = r.provider;
+  j["tls_provider"] = r.tls_provider;
+  if (r.tls_listed) j["tls_listed"] = *r.tls_listed;
   return j;
 }
 
@@ -131,7 +138,9 @@ ProbeDocument MakeProbeDocument(const ProbeReport& report) {
                           .primitive = g.primitive,
                           .tls = g.tls,
                           .negotiated = g.negotiated,
-                          .error = g.error});
+                          .error = g.error,
+                          .provider = g.provider,
+                          .tls_provider = g.tls_provider});
   }
   for (const SignatureProbe& s : report.signatures) {
     doc.signatures.push_back({.name = std::string(s.sig->name),
@@ -140,7 +149,10 @@ ProbeDocument MakeProbeDocument(const ProbeReport& report) {
                               .x509 = s.x509,
                               .tls = s.tls,
                               .negotiated = s.negotiated,
-                              .error = s.error});
+                              .error = s.error,
+                              .provider = s.provider,
+                              .tls_provider = s.tls_provider,
+                              .tls_listed = s.tls_listed});
   }
   return doc;
 }

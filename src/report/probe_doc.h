@@ -45,6 +45,11 @@ struct ProbeRow {
   bool tls = false;
   std::string negotiated;  // what the handshake agreed on; "" if it failed
   std::string error;       // the first failure's reason; "" if none
+  // Which provider implements the primitive (and X.509) layer and which lists it for TLS
+  // ("libssl": built in); "" when none does or the document predates them.
+  std::string provider;
+  std::string tls_provider;
+  std::optional<bool> tls_listed;  // signature types: the TLS layer lists a scheme for it
 
   bool operator==(const ProbeRow&) const = default;
 };

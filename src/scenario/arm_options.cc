@@ -1,6 +1,9 @@
 #include "scenario/arm_options.h"
 
+#include <algorithm>
+
 #include "tls/algorithms.h"
+#include "tls/providers.h"
 
 namespace pqc::scenario {
 
@@ -21,6 +24,7 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.path = RequestPath(s);
   o.tls.groups = OfferedGroups(s);
   o.tls.key_shares = s.key_shares;
+  o.tls.sigalgs = s.sigalgs;
   // Many idle keep-alive connections: release TLS buffers between requests.
   o.tls.release_buffers = s.request_interval > 0;
   o.threads = s.client_threads;
@@ -39,9 +43,9 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   return o;
 }
 
-void ApplyArmTrust(const ArmSettings& s, X509* anchor, LoadOptions& o) {
+void ApplyArmTrust(const ArmSettings& s, std::vector<X509*> anchors, LoadOptions& o) {
   if (ToolRunsServer(s)) {
-    o.tls.trust_anchor = anchor;
+    o.tls.trust_anchors = std::move(anchors);
     return;
   }
   o.tls.ca_file = s.ca;
@@ -50,12 +54,20 @@ void ApplyArmTrust(const ArmSettings& s, X509* anchor, LoadOptions& o) {
   o.tls.verify_name = o.server_name;
 }
 
-target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
-                                      const std::string& key_file) {
+target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::ServerCert> certs) {
   target::ServerConfig c;
-  c.groups = s.server_groups.empty() ? kDefaultServerGroups : s.server_groups;
-  c.chain_file = chain_file;
-  c.key_file = key_file;
+  // The default preference, under providers of the arm's choosing, keeps what they have.
+  c.groups = !s.server_groups.empty() ? s.server_groups
+             : s.providers.empty()    ? std::string(kDefaultServerGroups)
+                                      : TolerantGroupList(kDefaultServerGroups);
+  c.certs = std::move(certs);
+  c.providers = s.providers;
+  c.provider_path = s.provider_path;
+  c.property_query = s.property_query;
+  if (std::find(s.providers.begin(), s.providers.end(), "fips") != s.providers.end()) {
+    // Checked by the run's preflight; an error here leaves it empty and the server says why.
+    if (auto f = FipsModuleConfig(ArmProviders(s))) c.fips_config = *f;
+  }
   c.tickets = s.tickets;
   c.session_cache = s.session_cache;
   c.early_data = s.early_data;

@@ -16,12 +16,12 @@ namespace pqc::scenario {
 // `load` has its own --ca); `seed` varies per trial.
 LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, uint64_t seed);
 
-// ApplyArmTrust: how a run's client verifies the arm's server. `anchor` (the root of the chain
-// the tool serves) is borrowed and unused for an external arm, which is verified by its `ca`
-// or the system's trust store, for the name it is reached by (also its SNI and Host).
-void ApplyArmTrust(const ArmSettings& s, X509* anchor, LoadOptions& o);
+// ApplyArmTrust: how a run's client verifies the arm's server. `anchors` (the roots of the
+// chains the tool serves) are borrowed and unused for an external arm, which is verified by
+// its `ca` or the system's trust store, for the name it is reached by (also its SNI and Host).
+void ApplyArmTrust(const ArmSettings& s, std::vector<X509*> anchors, LoadOptions& o);
 
-target::ServerConfig MakeServerConfig(const ArmSettings& s, const std::string& chain_file,
-                                      const std::string& key_file);
+// MakeServerConfig: the server side of the arm, with the files of ServedChains(s) in order.
+target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::ServerCert> certs);
 
 }  // namespace pqc::scenario

@@ -7,13 +7,17 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "client/mode_spec.h"
+#include "core/split.h"
 #include "core/units.h"
 #include "net/address.h"
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
+#include "tls/context.h"
+#include "tls/providers.h"
 
 namespace pqc::scenario {
 namespace {
@@ -115,6 +119,56 @@ Result<std::vector<std::string>> GroupList(const std::string& list) {
 
 Result<ChainSpec> Chain(const std::string& text) {
   return ParseChainSpec(text);
+}
+
+// TextList: an array of strings (["ecdsa-p256", "ml-dsa-65"]), or one string of them
+// ','-separated (a `--set` or flag value).
+Result<std::vector<std::string>> TextList(const toml::node& v, std::string_view item,
+                                          std::string_view list) {
+  std::vector<std::string> texts;
+  if (const toml::array* a = v.as_array()) {
+    for (const toml::node& e : *a) {
+      auto t = Text(e, item);
+      if (!t) return t.error();
+      texts.push_back(*t);
+    }
+    return texts;
+  }
+  auto t = Text(v, list);
+  if (!t) return t.error();
+  for (std::string_view part : Split(*t, ",")) texts.emplace_back(part);
+  return texts;
+}
+
+Status SetChains(const toml::node& v, ArmSettings& s) {
+  auto texts = TextList(v, "a chain such as \"ml-dsa-65\"",
+                        "an array of chains such as [\"ecdsa-p256\", \"ml-dsa-65\"]");
+  if (!texts) return texts.error();
+  std::vector<ChainSpec> chains;
+  for (const std::string& text : *texts) {
+    auto c = ParseChainSpec(text);
+    if (!c) return Bad(c.error().message);
+    chains.push_back(std::move(*c));
+  }
+  s.server_chains = std::move(chains);
+  return {};
+}
+
+// SetProviders: names in load order (["fips", "base"] or "fips,base").
+Status SetProviders(const toml::node& v, ArmSettings& s) {
+  auto texts = TextList(v, "a provider name such as \"fips\"",
+                        "an array of provider names such as [\"fips\", \"base\"]");
+  if (!texts) return texts.error();
+  auto names = ParseProviderNames(fmt::format("{}", fmt::join(*texts, ",")));
+  if (!names) return Bad(names.error().message);
+  s.providers = std::move(*names);
+  return {};
+}
+
+Status CheckSigalgs(const std::string& list) {
+  if (list.empty()) return {};
+  if (Status st = CheckSigalgList(list); !st) return Bad(st.error().message);
+  return {};
 }
 
 Result<std::optional<uint64_t>> Payload(const std::string& text) {
@@ -251,6 +305,45 @@ constexpr std::array kKeys = {
                  return SetParsed<&ArmSettings::chain>(v, s, &Chain);
                },
                [](const ArmSettings& s) { return Json(s.chain.text); }},
+    SettingKey{"tls", "server_chains",
+               "chains the server holds, one per leaf key type, picked by the client's sigalgs "
+               "([\"ecdsa-p256\", \"ml-dsa-65\"]; default: chain alone)",
+               K::kServer, false, "", &SetChains,
+               [](const ArmSettings& s) {
+                 Json out = Json::array();
+                 for (const ChainSpec& c : ServedChains(s)) out.push_back(c.text);
+                 return out;
+               }},
+    SettingKey{"tls", "sigalgs",
+               "signature schemes the client offers, OpenSSL names, ':'-separated (e.g. "
+               "mldsa65:ecdsa_secp256r1_sha256; default: OpenSSL's list)",
+               K::kClient, false, "--sigalgs",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::sigalgs>(v, s, &CheckSigalgs);
+               },
+               &Echo<&ArmSettings::sigalgs>},
+    SettingKey{"tls", "providers",
+               "OpenSSL providers of the client and the tool's server, in load order ([\"fips\", "
+               "\"base\"]; default: OpenSSL's default provider)",
+               K::kClient, false, "", &SetProviders,
+               [](const ArmSettings& s) {
+                 return Json(s.providers.empty() ? std::string("default")
+                                                 : fmt::format("{}", fmt::join(s.providers, ",")));
+               }},
+    SettingKey{"tls", "property_query",
+               "property query of every algorithm fetch under those providers (e.g. fips=yes)",
+               K::kClient, false, "",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::property_query>(v, s, nullptr);
+               },
+               &Echo<&ArmSettings::property_query>},
+    SettingKey{"tls", "provider_path",
+               "directory of the providers' modules (default: the OpenSSL build's)", K::kClient,
+               false, "",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::provider_path>(v, s, nullptr);
+               },
+               &Echo<&ArmSettings::provider_path>},
     SettingKey{"target", "tickets", "server issues session tickets (true/false)", K::kServer, true,
                "", &SetBool<&ArmSettings::tickets>, &Echo<&ArmSettings::tickets>},
     SettingKey{"target", "session_cache", "server-side session cache (true/false)", K::kServer,
@@ -422,6 +515,14 @@ bool SingleMode(const ArmSettings& s, ConnMode mode) {
   return s.mode.size() == 1 && s.mode.front().mode == mode;
 }
 
+ProviderSpec ArmProviders(const ArmSettings& s) {
+  return {.names = s.providers, .path = s.provider_path, .property_query = s.property_query};
+}
+
+std::vector<ChainSpec> ServedChains(const ArmSettings& s) {
+  return s.server_chains.empty() ? std::vector<ChainSpec>{s.chain} : s.server_chains;
+}
+
 std::vector<std::string> OfferedGroups(const ArmSettings& s) {
   return s.client_groups.empty() ? std::vector<std::string>{s.group} : s.client_groups;
 }
@@ -486,6 +587,28 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
                             fmt::join(s.client_groups, ":"), s.group));
   }
   if (s.chain.links.empty()) return fail("chain: no certificate type given");
+  if (!s.server_chains.empty()) {
+    std::vector<std::string> texts;
+    std::map<std::string_view, std::string_view> key_types;  // leaf key type → chain
+    for (const ChainSpec& c : s.server_chains) {
+      texts.push_back(c.text);
+      if (c.links.empty()) return fail("server_chains: an empty chain");
+      auto [it, added] = key_types.emplace(c.links.front()->key_type, c.text);
+      if (!added) {
+        return fail(fmt::format(
+            "server_chains: {} and {} both have a {} leaf key, and a server holds one "
+            "certificate per key type (ECDSA of any curve counts as one); give chains of "
+            "different types, e.g. [\"ecdsa-p256\", \"ml-dsa-65\"]",
+            it->second, c.text, c.links.front()->key_type));
+      }
+    }
+    if (std::find(texts.begin(), texts.end(), s.chain.text) == texts.end()) {
+      return fail(
+          fmt::format("chain '{}' (the chain this arm's connections must be served) is not one of "
+                      "server_chains ({}); set chain to the one the arm's sigalgs should get",
+                      s.chain.text, fmt::join(texts, ", ")));
+    }
+  }
   if (!ToolRunsServer(s)) {
     if (s.address.empty()) {
       return fail(
@@ -495,7 +618,8 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     if (s.network != "loopback") {
       return fail(fmt::format(
           "network '{}' is an emulated link between namespaces the tool makes, and an external "
-          "server is outside them; run it on \"loopback\" (network = \"loopback\"), or emulate "
+          "server is outside them; run it on \"loopback\" (network = \"loopback\", or `run --only "
+          "network=loopback` for a matrix's loopback arms), or emulate "
           "the link in front of your server with `pqc-bench link --no-server` (your server started "
           "in $PQC_SERVER_NETNS)",
           s.network));

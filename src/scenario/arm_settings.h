@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "target/target.h"
 #include "tls/cert_chain.h"
+#include "tls/providers.h"
 
 namespace pqc::scenario {
 
@@ -45,7 +46,18 @@ struct ArmSettings {
   std::vector<std::string> client_groups;
   std::vector<std::string> key_shares;
   std::string server_groups;  // OpenSSL syntax ('/' between tuples); "" = the default preference
+  // chain: the chain this arm's connections must be served (its leaf's scheme is checked on
+  // every full handshake). server_chains: every chain the server holds, one per leaf key type
+  // (empty: just `chain`); OpenSSL picks by the client's `sigalgs` (the signature_algorithms
+  // it offers, OpenSSL names, ':'-separated; empty: OpenSSL's default list).
   ChainSpec chain = DefaultChain();
+  std::vector<ChainSpec> server_chains;
+  std::string sigalgs;
+  // OpenSSL providers of the client's and the tool-run server's library context, in load order
+  // (empty: OpenSSL's default provider), and the property query of their fetches ("fips=yes").
+  std::vector<std::string> providers;
+  std::string property_query;
+  std::string provider_path;  // where their modules are ("" = the build's modules directory)
   bool tickets = true;
   bool session_cache = true;
   bool early_data = false;  // the server's tickets allow 0-RTT early data (mode early)
@@ -125,6 +137,10 @@ Result<std::vector<MixWeight>> ModeMix(const std::string& mode);
 std::string ModeText(const std::vector<MixWeight>& mode);
 // SingleMode: whether the arm runs only `mode` (not a mix).
 bool SingleMode(const ArmSettings& s, ConnMode mode);
+// ArmProviders: the arm's providers as the TLS layer loads them.
+ProviderSpec ArmProviders(const ArmSettings& s);
+// ServedChains: the chains the server holds (server_chains, or just chain).
+std::vector<ChainSpec> ServedChains(const ArmSettings& s);
 // OfferedGroups, KeyShareGroups: what the client offers and sends key shares for, after the
 // defaults (client_groups: {group}; key_shares: the first offered).
 std::vector<std::string> OfferedGroups(const ArmSettings& s);

@@ -21,6 +21,17 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
       return st;
     }
   }
+  // Providers: each distinct set loads (the FIPS module passes its self-test) before a trial.
+  std::set<std::string> loaded;
+  for (const Arm& arm : plan.arms) {
+    const ProviderSpec spec = ArmProviders(arm.settings);
+    if (spec.empty() || !loaded.insert(spec.Label() + "\n" + spec.path).second) continue;
+    auto lc = LibraryContext::Load(spec, /*own=*/true);
+    if (!lc) {
+      return MakeError(lc.error().kind, fmt::format("{}: arm '{}': {}", scenario.file, arm.label,
+                                                    lc.error().message));
+    }
+  }
   // External servers: each distinct one must accept a connection, and one handshake with the
   // arm's client settings must verify (its CA or the system's trust store, its name).
   std::set<std::string> checked;
@@ -30,7 +41,7 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
     auto addr = ParseAddress(s.address);
     if (!addr) return addr.error();
     LoadOptions options = MakeLoadOptions(s, *addr, 0);
-    ApplyArmTrust(s, nullptr, options);
+    ApplyArmTrust(s, {}, options);
     const std::string key = fmt::format("{} {} {} {}", s.address, options.server_name, s.ca,
                                         fmt::join(options.tls.groups, ":"));
     if (!checked.insert(key).second) continue;

@@ -177,12 +177,17 @@ class Runner {
       placement.netns_path = net->server_netns_path();
       placement.listen_host = net->server_ip();
     }
-    // The chain the tool serves (none for an external server, which has its own).
-    const StoredChain* chain = nullptr;
+    // The chains the tool serves (none for an external server, which has its own); the run's
+    // roots verify them, whichever the server picks.
+    std::vector<target::ServerCert> certs;
+    std::vector<X509*> anchors;
     if (ToolRunsServer(s)) {
-      auto made = certs_.Get(s.chain.text);
-      if (!made) return made.error();
-      chain = *made;
+      for (const ChainSpec& spec : ServedChains(s)) {
+        auto made = certs_.Get(spec.text);
+        if (!made) return made.error();
+        certs.push_back({(*made)->files.chain_pem, (*made)->files.leaf_key_pem});
+        anchors.push_back((*made)->chain.root().cert.get());
+      }
     }
     const std::string work = (fs::path(dir_) / "trials" / fmt::format("{:04}", t.seq)).string();
     std::error_code ec;
@@ -194,15 +199,19 @@ class Runner {
     row.seq = t.seq;
     row.started = UtcIso(UnixNowNs());
     auto addr = target.Start(
-        chain != nullptr ? MakeServerConfig(s, chain->files.chain_pem, chain->files.leaf_key_pem)
-                         : target::ServerConfig{},
+        ToolRunsServer(s) ? MakeServerConfig(s, std::move(certs)) : target::ServerConfig{},
         placement, work);
     if (!addr) return addr.error();
-    // The run's root verifies what the tool's own targets (embedded, nginx) serve; an external
+    // The run's roots verify what the tool's own targets (embedded, nginx) serve; an external
     // arm is verified by its own CA or the system's trust store (ApplyArmTrust).
-    X509* anchor = chain != nullptr ? chain->chain.root().cert.get() : nullptr;
     LoadOptions options = MakeLoadOptions(s, *addr, s_.seed * 1'000'003ULL + t.seq);
-    ApplyArmTrust(s, anchor, options);
+    ApplyArmTrust(s, std::move(anchors), options);
+    if (const ProviderSpec spec = ArmProviders(s); !spec.empty()) {
+      auto lc = ClientLibrary(spec);
+      if (!lc) return lc.error();
+      options.tls.libctx = (*lc)->get();
+      options.tls.propq = (*lc)->property_query();
+    }
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
     auto load = net ? RunLoadIn(net->client_netns_path(), options) : RunLoad(options, o_.log);
@@ -249,6 +258,18 @@ class Runner {
 
   // RunLoadIn: the load generator on a thread that entered the client namespace (setns is
   // per thread; the worker threads it starts inherit the namespace).
+  // ClientLibrary: the library context of an arm's providers, loaded once per run.
+  Result<const LibraryContext*> ClientLibrary(const ProviderSpec& spec) {
+    const std::string key = spec.Label() + "\n" + spec.path;
+    auto it = libraries_.find(key);
+    if (it == libraries_.end()) {
+      auto lc = LibraryContext::Load(spec, /*own=*/true);
+      if (!lc) return lc.error();
+      it = libraries_.emplace(key, std::move(*lc)).first;
+    }
+    return it->second.get();
+  }
+
   Result<LoadResult> RunLoadIn(const std::string& netns, const LoadOptions& options) {
     std::optional<Result<LoadResult>> out;
     std::thread t([&] {
@@ -277,6 +298,7 @@ class Runner {
   std::string dir_;
   CertStore certs_;
   std::map<std::string, std::unique_ptr<target::Target>> targets_;
+  std::map<std::string, std::unique_ptr<LibraryContext>> libraries_;  // by providers' label
   // Blocked for the whole run and polled between trials, so that a Ctrl-C while a target
   // starts or a trial is being written never leaves half of either (RunLoad reports one
   // during a trial as `interrupted`).

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/split.h"
 #include "core/units.h"
 #include "link/link_profile.h"
 
@@ -332,6 +333,45 @@ Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
   return {};
 }
 
+// SelectOnly: "factor=v1,v2" (run --only) keeps those values of the factor, in the file's
+// order. A study is written whole; a user runs part of it (the loopback arms against their
+// own server, one group to check a change) without editing the file, and the stored options
+// make a resumed run select the same arms.
+Status SelectOnly(const std::string& expr, Scenario& s) {
+  std::vector<std::string> names;
+  for (const Factor& f : s.factors) names.push_back(f.name);
+  const std::string factors = names.empty() ? "none: the scenario has no [matrix]"
+                                            : fmt::format("{}", fmt::join(names, ", "));
+  const size_t eq = expr.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == expr.size()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--only '{}': expected FACTOR=VALUE[,VALUE…], e.g. --only "
+                                 "network=loopback (factors: {})",
+                                 expr, factors));
+  }
+  const std::string name = expr.substr(0, eq);
+  auto f = std::find_if(s.factors.begin(), s.factors.end(),
+                        [&](const Factor& x) { return x.name == name; });
+  if (f == s.factors.end()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--only {}: '{}' is not a factor of {} (factors: {})", expr, name,
+                                 s.file, factors));
+  }
+  std::vector<std::string> labels;
+  for (const FactorValue& v : f->values) labels.push_back(v.label);
+  std::set<std::string, std::less<>> wanted;
+  for (std::string_view w : Split(std::string_view(expr).substr(eq + 1), ",")) {
+    if (std::find(labels.begin(), labels.end(), w) == labels.end()) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--only {}: '{}' is not a value of matrix.{} (values: {})", expr,
+                                   w, name, fmt::join(labels, ", ")));
+    }
+    wanted.emplace(w);
+  }
+  std::erase_if(f->values, [&](const FactorValue& v) { return wanted.count(v.label) == 0; });
+  return {};
+}
+
 }  // namespace
 
 Result<Scenario> ParseScenarioText(const std::string& text, const std::string& file,
@@ -368,6 +408,9 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = ParseFull(where, root, s); !st) return st.error();
   if (Status st = ParseNetworks(where, root, s); !st) return st.error();
   if (Status st = ParseMatrix(where, root, s); !st) return st.error();
+  for (const std::string& expr : options.only) {
+    if (Status st = SelectOnly(expr, s); !st) return st.error();
+  }
   for (const std::string& kv : options.overrides) {
     if (Status st = ApplySetOverride(kv, s.base); !st) return st.error();
     s.set_keys.push_back(kv.substr(0, kv.find('=')));

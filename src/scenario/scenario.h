@@ -78,6 +78,8 @@ struct ParseOptions {
   bool full = false;                   // apply [full]
   std::vector<std::string> overrides;  // "key=value" (run --set), applied to the base settings
   uint32_t trials = 0;                 // > 0: replaces the file's trial count
+  // "factor=value[,value…]" (run --only): only the arms whose factor has one of these values.
+  std::vector<std::string> only;
 };
 
 // ParseScenarioText: `file` is only used in messages and for the name.

@@ -26,14 +26,17 @@ Status Validate(const ServerOptions& o) {
   if (o.idle_timeout <= 0) return usage("the idle timeout must be positive");
   if (o.max_connections_per_thread < 1) return usage("max connections per thread must be >= 1");
   if (o.backlog < 1) return usage("the listen backlog must be >= 1");
-  const bool files = !o.cert_file.empty() || !o.key_file.empty();
-  if ((o.chain != nullptr) == files) {
-    return usage("give the server a certificate: an in-memory chain or cert and key files");
+  if (o.chains.empty() == o.cert_files.empty()) {
+    return usage("give the server its certificates: in-memory chains or cert and key files");
   }
-  if (files && (o.cert_file.empty() || o.key_file.empty())) {
-    return usage("a certificate file needs its key file and vice versa");
+  for (const CertKeyFiles& f : o.cert_files) {
+    if (f.chain_file.empty() || f.key_file.empty()) {
+      return usage("a certificate file needs its key file and vice versa");
+    }
   }
-  if (o.chain != nullptr && o.chain->links.empty()) return usage("the certificate chain is empty");
+  for (const CertChain* c : o.chains) {
+    if (c == nullptr || c->links.empty()) return usage("a certificate chain is empty");
+  }
   return ValidateServerGroups(o.tls.groups);
 }
 
@@ -42,9 +45,8 @@ Status Validate(const ServerOptions& o) {
 Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const ServerOptions& options) {
   if (Status s = Validate(options); !s) return s.error();
   std::unique_ptr<EmbeddedServer> server(new EmbeddedServer());
-  auto ctx = options.chain != nullptr
-                 ? MakeServerContext(options.tls, *options.chain)
-                 : MakeServerContextFromFiles(options.tls, options.cert_file, options.key_file);
+  auto ctx = !options.chains.empty() ? MakeServerContext(options.tls, options.chains)
+                                     : MakeServerContextFromFiles(options.tls, options.cert_files);
   if (!ctx) return ctx.error();
   server->ctx_ = std::move(*ctx);
   server->payload_ = MakePayloadBuffer();

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "net/address.h"
@@ -18,11 +19,11 @@ SocketAddress DefaultServerAddress();
 
 struct ServerOptions {
   SocketAddress listen = DefaultServerAddress();  // port 0 = ephemeral (see address())
-  // The certificate: an in-memory chain (used only during Start: the context keeps its own
-  // references), or PEM files (chain file: leaf then intermediates). Exactly one.
-  const CertChain* chain = nullptr;
-  std::string cert_file;
-  std::string key_file;
+  // The certificates: in-memory chains (used only during Start: the context keeps its own
+  // references), or PEM files; one or more, one per leaf key type (OpenSSL picks by the
+  // client's signature_algorithms). Exactly one of the two lists is given.
+  std::vector<const CertChain*> chains;
+  std::vector<CertKeyFiles> cert_files;
   ServerTlsConfig tls;
   int threads = 1;                             // event loops, one SO_REUSEPORT listener each
   Nanos handshake_timeout = 10'000'000'000;    // accept → handshake done

@@ -40,21 +40,27 @@ class EmbeddedTarget final : public Target {
     if (child_.owned() && !child_.exit_info()) {
       return MakeError(ErrorKind::kUsage, "embedded target: already started");
     }
-    if (Status s = CheckReadable("certificate chain file", c.chain_file); !s) return s.error();
-    if (Status s = CheckReadable("private key file", c.key_file); !s) return s.error();
+    if (Status s = CheckServerCerts(c); !s) return s.error();
     log_path_ = work_dir + "/serve.log";
     stats_path_ = AbsolutePath(work_dir + "/serve-stats.json");
     std::remove(stats_path_.c_str());
     SpawnOptions o;
     o.argv = {exe_,           "serve",
               "--listen",     HostPort(p.listen_host, p.port),
-              "--cert-file",  AbsolutePath(c.chain_file),
-              "--key-file",   AbsolutePath(c.key_file),
               "--tickets",    c.tickets ? "on" : "off",
               "--cache",      c.session_cache ? "on" : "off",
               "--early-data", c.early_data ? "on" : "off",
               "--threads",    std::to_string(c.threads),
               "--stats-json", stats_path_};
+    for (const std::string& name : c.providers) o.argv.insert(o.argv.end(), {"--provider", name});
+    if (!c.provider_path.empty()) o.argv.insert(o.argv.end(), {"--provider-path", c.provider_path});
+    if (!c.property_query.empty()) {
+      o.argv.insert(o.argv.end(), {"--property-query", c.property_query});
+    }
+    for (const ServerCert& cert : c.certs) {
+      o.argv.insert(o.argv.end(), {"--cert-file", AbsolutePath(cert.chain_file), "--key-file",
+                                   AbsolutePath(cert.key_file)});
+    }
     if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});
     if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
     o.output_path = log_path_;

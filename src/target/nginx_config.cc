@@ -49,7 +49,28 @@ NginxFiles NginxFilesIn(const std::string& work_dir_as_given) {
   // Absolute: nginx resolves relative paths against its prefix, not our current directory.
   const std::string work_dir = AbsolutePath(work_dir_as_given);
   return {work_dir + "/nginx.conf", work_dir + "/nginx-error.log", work_dir + "/nginx.pid",
-          work_dir + "/www", work_dir + "/nginx-temp"};
+          work_dir + "/www",        work_dir + "/nginx-temp",      work_dir + "/openssl.cnf"};
+}
+
+std::string OpensslConfigText(const ServerConfig& c) {
+  if (c.providers.empty() && c.property_query.empty()) return "";
+  std::string text = "openssl_conf = openssl_init\n\n[openssl_init]\nproviders = provider_sect\n";
+  if (!c.property_query.empty()) text += "alg_section = algorithm_sect\n";
+  text += "\n[provider_sect]\n";
+  std::string sections;
+  for (const std::string& n : c.providers) {
+    text += fmt::format("{0} = {0}_sect\n", n);
+    // The FIPS module's section (its MAC and self-test state) is fipsinstall's file.
+    if (n == "fips" && !c.fips_config.empty()) {
+      sections += fmt::format(".include {}\n", AbsolutePath(c.fips_config));
+    } else {
+      sections += fmt::format("[{}_sect]\nactivate = 1\n", n);
+    }
+  }
+  if (!c.property_query.empty()) {
+    text += fmt::format("\n[algorithm_sect]\ndefault_properties = {}\n", c.property_query);
+  }
+  return text + "\n" + sections;
 }
 
 std::vector<std::string> PayloadNames(uint64_t size) {
@@ -93,8 +114,11 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("  server {{");
   line("    listen {} ssl;", listen);
   line("    ssl_protocols TLSv1.3;");
-  line("    ssl_certificate {};", Quoted(AbsolutePath(c.chain_file)));
-  line("    ssl_certificate_key {};", Quoted(AbsolutePath(c.key_file)));
+  // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.
+  for (const ServerCert& cert : c.certs) {
+    line("    ssl_certificate {};", Quoted(AbsolutePath(cert.chain_file)));
+    line("    ssl_certificate_key {};", Quoted(AbsolutePath(cert.key_file)));
+  }
   if (!c.groups.empty()) line("    ssl_conf_command Groups {};", Quoted(c.groups));
   if (!c.ciphersuites.empty())
     line("    ssl_conf_command Ciphersuites {};", Quoted(c.ciphersuites));
@@ -144,6 +168,13 @@ Status WriteNginxFiles(const ServerConfig& c, const std::string& listen, const N
   std::ofstream out(f.conf, std::ios::trunc);
   if (!(out << NginxConfigText(c, listen, f, max_fds)) || !out.flush()) {
     return MakeError(ErrorKind::kIo, fmt::format("nginx target: cannot write {}", f.conf));
+  }
+  if (const std::string ossl = OpensslConfigText(c); !ossl.empty()) {
+    std::ofstream cnf(f.openssl_conf, std::ios::trunc);
+    if (!(cnf << ossl) || !cnf.flush()) {
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("nginx target: cannot write {}", f.openssl_conf));
+    }
   }
   return {};
 }

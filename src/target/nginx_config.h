@@ -16,6 +16,7 @@ namespace pqc::target {
 // NginxFiles: where one arm's nginx keeps its files, all under work_dir.
 struct NginxFiles {
   std::string conf, error_log, pid, www, temp;
+  std::string openssl_conf;  // the providers' openssl.cnf (OPENSSL_CONF), written when used
 };
 NginxFiles NginxFilesIn(const std::string& work_dir);
 
@@ -23,6 +24,11 @@ NginxFiles NginxFilesIn(const std::string& work_dir);
 // worker_connections sized to `max_fds` (the workers' file-descriptor limit).
 std::string NginxConfigText(const ServerConfig& config, const std::string& listen,
                             const NginxFiles& files, uint64_t max_fds);
+
+// OpensslConfigText: an openssl.cnf that loads the arm's providers (the FIPS module through
+// its fipsmodule.cnf) and sets their property query; nginx reads it through OPENSSL_CONF when
+// it starts, before its configuration. "" when the arm has no providers of its own.
+std::string OpensslConfigText(const ServerConfig& config);
 
 // PayloadNames: the request names that mean `size` bytes, as the embedded server parses them
 // (units.h: binary, K = 1024): the canonical "10K", the bare "10240" and "10240B".

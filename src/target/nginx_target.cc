@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/child_process.h"
+#include "core/paths.h"
 #include "net/socket.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
@@ -28,8 +29,7 @@ class NginxTarget final : public Target {
       return MakeError(ErrorKind::kUsage, "nginx target: already started");
     }
     if (Status s = CheckReadable("nginx executable", exe_); !s) return s.error();
-    if (Status s = CheckReadable("certificate chain file", c.chain_file); !s) return s.error();
-    if (Status s = CheckReadable("private key file", c.key_file); !s) return s.error();
+    if (Status s = CheckServerCerts(c); !s) return s.error();
     files_ = NginxFilesIn(work_dir);
     out_path_ = work_dir + "/nginx.out";
     // Bounded: a port taken between our probe and nginx's bind is retried a few times.
@@ -57,7 +57,7 @@ class NginxTarget final : public Target {
       }
       if (Status s = WriteNginxFiles(c, listen, files_); !s) return s.error();
       std::filesystem::remove(files_.error_log);
-      auto started = Launch(*addr, p.netns_path);
+      auto started = Launch(c, *addr, p.netns_path);
       if (started) return *addr;
       const bool port_taken =
           ReadTail(files_.error_log, 100'000).find("Address already in use") != std::string::npos;
@@ -84,8 +84,12 @@ class NginxTarget final : public Target {
   std::string_view name() const override { return "nginx"; }
 
  private:
-  Status Launch(const SocketAddress& addr, const std::string& netns_path) {
+  Status Launch(const ServerConfig& c, const SocketAddress& addr, const std::string& netns_path) {
     SpawnOptions o;
+    // The arm's providers: OpenSSL reads OPENSSL_CONF when nginx initialises it.
+    if (!OpensslConfigText(c).empty()) o.env.push_back("OPENSSL_CONF=" + files_.openssl_conf);
+    if (!c.provider_path.empty())
+      o.env.push_back("OPENSSL_MODULES=" + AbsolutePath(c.provider_path));
     // -p: relative paths resolve in the trial's directory; -e: the error log from the very
     // start (before the configuration is read, nginx would open its build-time default).
     o.argv = {exe_, "-p", files_.temp, "-e", files_.error_log, "-c", files_.conf};

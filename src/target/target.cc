@@ -61,6 +61,15 @@ std::string_view TargetKindName(TargetKind kind) {
   return "unknown";
 }
 
+Status CheckServerCerts(const ServerConfig& c) {
+  if (c.certs.empty()) return MakeError(ErrorKind::kUsage, "the server was given no certificate");
+  for (const ServerCert& cert : c.certs) {
+    if (Status s = CheckReadable("certificate chain file", cert.chain_file); !s) return s;
+    if (Status s = CheckReadable("private key file", cert.key_file); !s) return s;
+  }
+  return {};
+}
+
 std::unique_ptr<Target> MakeExternalTarget(SocketAddress address) {
   return std::make_unique<ExternalTarget>(address);
 }

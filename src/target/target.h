@@ -23,10 +23,17 @@ enum class TargetKind { kEmbedded, kNginx, kExternal };
 Result<TargetKind> ParseTargetKind(std::string_view text);
 std::string_view TargetKindName(TargetKind kind);
 
+// ServerCert: a PEM chain file (leaf first, then intermediates) and its leaf's key.
+struct ServerCert {
+  std::string chain_file, key_file;
+};
+
 // ServerConfig: what one arm asks of the server.
 struct ServerConfig {
-  std::string groups;                // server group preference, OpenSSL syntax
-  std::string chain_file, key_file;  // PEM chain (leaf first) + key, made by the runner
+  std::string groups;  // server group preference, OpenSSL syntax
+  // The chains the server holds, made by the runner: one, or one per leaf key type (the server
+  // picks by the client's signature_algorithms).
+  std::vector<ServerCert> certs;
   bool tickets = true, session_cache = true;
   bool early_data =
       false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
@@ -34,7 +41,16 @@ struct ServerConfig {
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
+  // OpenSSL providers the server loads, in order (empty: the default provider), where their
+  // modules are ("" = the build's directory), the property query of its fetches, and the
+  // FIPS module's configuration (fipsmodule.cnf) when "fips" is among them.
+  std::vector<std::string> providers;
+  std::string provider_path, property_query, fips_config;
 };
+
+// CheckServerCerts: at least one chain, and each chain and key file readable (the error names
+// the file), before a server is started with them.
+Status CheckServerCerts(const ServerConfig& c);
 
 // Placement: where the server runs.
 struct Placement {

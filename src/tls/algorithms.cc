@@ -203,4 +203,19 @@ std::optional<std::string_view> NearestName(std::string_view typed,
   return std::nullopt;
 }
 
+std::string TolerantGroupList(std::string_view list) {
+  std::string out;
+  size_t start = 0;
+  // Bounded: each pass consumes one group and its separator.
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find_first_of(":/", start), list.size());
+    std::string_view item = list.substr(start, end - start);
+    if (!item.empty() && item.front() != '?') out += '?';
+    out += item;
+    if (end < list.size()) out += list[end];
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace pqc

@@ -54,6 +54,11 @@ inline constexpr const char* kDefaultServerGroups =
     "X25519MLKEM768:X25519:SecP256r1MLKEM768:secp256r1:SecP384r1MLKEM1024:MLKEM768:MLKEM512:"
     "MLKEM1024";
 
+// TolerantGroupList: the list with each group marked optional ('?'), so that a provider that
+// lacks some of them (the FIPS provider has no X25519) leaves the rest: a server's default
+// preference under providers the user chose.
+std::string TolerantGroupList(std::string_view list);
+
 // ParseGroupList: "X25519MLKEM768:X25519" (':' or ',' separated) → validated names.
 Result<std::vector<std::string>> ParseGroupList(std::string_view list);
 

@@ -1,11 +1,13 @@
 #include "tls/context.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 #include "tls/ssl_error.h"
@@ -13,8 +15,9 @@
 namespace pqc {
 namespace {
 
-Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& ciphersuites) {
-  SslCtxPtr ctx(SSL_CTX_new(method));
+Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& ciphersuites,
+                                  OSSL_LIB_CTX* libctx = nullptr, const std::string& propq = "") {
+  SslCtxPtr ctx(SSL_CTX_new_ex(libctx, propq.empty() ? nullptr : propq.c_str(), method));
   if (!ctx) return SslError("creating TLS context");
   if (SSL_CTX_set_min_proto_version(ctx.get(), TLS1_3_VERSION) != 1 ||
       SSL_CTX_set_max_proto_version(ctx.get(), TLS1_3_VERSION) != 1) {
@@ -57,9 +60,24 @@ Status LoadSystemTrust(SSL_CTX* ctx) {
 
 Status SetVerification(SSL_CTX* ctx, const ClientTlsConfig& cfg) {
   bool verify = false;
-  if (cfg.trust_anchor != nullptr) {
+  for (X509* anchor : cfg.trust_anchors) {
     X509_STORE* store = SSL_CTX_get_cert_store(ctx);
-    if (X509_STORE_add_cert(store, cfg.trust_anchor) != 1) return SslError("adding trust anchor");
+    // An anchor made in another library context is read again into the client's, so that
+    // its key (and every signature check of the chain) uses the client's providers.
+    X509Ptr own;
+    if (cfg.libctx != nullptr) {
+      unsigned char* der = nullptr;
+      const int len = i2d_X509(anchor, &der);
+      if (len <= 0) return SslError("encoding a trust anchor");
+      own.reset(X509_new_ex(cfg.libctx, cfg.propq.empty() ? nullptr : cfg.propq.c_str()));
+      const unsigned char* p = der;
+      X509* into = own.get();
+      const bool ok = own && d2i_X509(&into, &p, len) != nullptr;
+      OPENSSL_free(der);
+      if (!ok) return SslError("reading a trust anchor into the client's providers");
+      anchor = own.get();
+    }
+    if (X509_STORE_add_cert(store, anchor) != 1) return SslError("adding trust anchor");
     verify = true;
   }
   if (!cfg.ca_file.empty()) {
@@ -122,7 +140,51 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
   return {};
 }
 
+// LeafKeyTypes: OpenSSL keeps one certificate per key type and silently replaces the first
+// with a second of the same type; two such chains are refused instead, naming both.
+class LeafKeyTypes {
+ public:
+  Status Add(EVP_PKEY* key, const std::string& what) {
+    const char* type = key != nullptr ? EVP_PKEY_get0_type_name(key) : nullptr;
+    if (type == nullptr) {
+      return MakeError(ErrorKind::kUsage, fmt::format("{}: the leaf's key type is unknown", what));
+    }
+    auto [it, added] = seen_.emplace(type, what);
+    if (!added) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("{} and {} both have a {} leaf key; a server holds one "
+                                   "certificate per key type (ECDSA of any curve counts as one), "
+                                   "so give chains of different types (e.g. ecdsa-p256 and "
+                                   "ml-dsa-65)",
+                                   it->second, what, type));
+    }
+    return {};
+  }
+
+ private:
+  std::map<std::string, std::string> seen_;  // key type → the chain that has it
+};
+
 }  // namespace
+
+Status CheckSigalgList(const std::string& list) {
+  SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx) return SslError("creating a TLS context");
+  if (SSL_CTX_set1_sigalgs_list(ctx.get(), list.c_str()) == 1) return {};
+  ERR_clear_error();
+  std::vector<std::string_view> known;
+  for (const SignatureInfo& sig : AllSignatures()) {
+    if (!sig.tls_sigalg.empty() &&
+        std::find(known.begin(), known.end(), sig.tls_sigalg) == known.end()) {
+      known.push_back(sig.tls_sigalg);
+    }
+  }
+  return MakeError(ErrorKind::kUsage,
+                   fmt::format("'{}' is not a signature-algorithm list OpenSSL accepts (names "
+                               "separated by ':', e.g. {}; also rsa_pss_rsae_sha384, "
+                               "rsa_pkcs1_sha256)",
+                               list, fmt::join(known, ", ")));
+}
 
 std::string SystemTrustStore() {
   if (const char* f = Env("SSL_CERT_FILE")) return f;
@@ -132,7 +194,10 @@ std::string SystemTrustStore() {
 
 std::string TrustDescription(const ClientTlsConfig& cfg) {
   std::vector<std::string> parts;
-  if (cfg.trust_anchor != nullptr) parts.emplace_back("the run's own root certificate");
+  if (cfg.trust_anchors.size() == 1) parts.emplace_back("the run's own root certificate");
+  if (cfg.trust_anchors.size() > 1) {
+    parts.push_back(fmt::format("the run's own {} root certificates", cfg.trust_anchors.size()));
+  }
   if (!cfg.ca_file.empty()) parts.push_back("the CA file " + cfg.ca_file);
   if (cfg.system_trust) parts.push_back("the system trust store " + SystemTrustStore());
   if (parts.empty()) return "nothing (verification off)";
@@ -165,7 +230,7 @@ Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg) {
 }
 
 Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
-  auto ctx = NewTls13Context(TLS_client_method(), cfg.ciphersuites);
+  auto ctx = NewTls13Context(TLS_client_method(), cfg.ciphersuites, cfg.libctx, cfg.propq);
   if (!ctx) return ctx;
   auto groups = ClientGroupsString(cfg);
   if (!groups) return groups.error();
@@ -193,44 +258,68 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
   return ctx;
 }
 
-Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain& chain) {
+Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg,
+                                    std::span<const CertChain* const> chains) {
   auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
   if (!ctx) return ctx;
   if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
-  if (SSL_CTX_use_certificate(ctx->get(), chain.leaf().cert.get()) != 1) {
-    return MakeError(ErrorKind::kUnsupported,
-                     fmt::format("OpenSSL cannot serve a {} certificate over TLS: {}",
-                                 chain.leaf().sig->name, DrainSslErrors()));
-  }
-  if (SSL_CTX_use_PrivateKey(ctx->get(), chain.leaf().key.get()) != 1) {
-    return SslError(fmt::format("loading the {} private key", chain.leaf().sig->name));
-  }
-  for (size_t i = 1; i < chain.sent_count(); ++i) {
-    if (SSL_CTX_add1_chain_cert(ctx->get(), chain.links[i].cert.get()) != 1) {
-      return SslError(fmt::format("adding intermediate certificate {}", i));
+  LeafKeyTypes types;
+  for (const CertChain* chain : chains) {
+    if (Status s = types.Add(chain->leaf().key.get(), chain->spec.text); !s) return s.error();
+    if (SSL_CTX_use_certificate(ctx->get(), chain->leaf().cert.get()) != 1) {
+      return MakeError(ErrorKind::kUnsupported,
+                       fmt::format("OpenSSL cannot serve a {} certificate over TLS: {}",
+                                   chain->leaf().sig->name, DrainSslErrors()));
+    }
+    if (SSL_CTX_use_PrivateKey(ctx->get(), chain->leaf().key.get()) != 1) {
+      return SslError(fmt::format("loading the {} private key", chain->leaf().sig->name));
+    }
+    // The chain certificates attach to the certificate just set (OpenSSL's "current" one).
+    for (size_t i = 1; i < chain->sent_count(); ++i) {
+      if (SSL_CTX_add1_chain_cert(ctx->get(), chain->links[i].cert.get()) != 1) {
+        return SslError(
+            fmt::format("adding intermediate certificate {} of {}", i, chain->spec.text));
+      }
     }
   }
+  if (chains.empty()) return MakeError(ErrorKind::kUsage, "the server has no certificate");
   return ctx;
 }
 
+Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain& chain) {
+  const CertChain* one[] = {&chain};
+  return MakeServerContext(cfg, one);
+}
+
 Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
-                                             const std::string& cert_file,
-                                             const std::string& key_file) {
+                                             std::span<const CertKeyFiles> files) {
   auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
   if (!ctx) return ctx;
   if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
-  if (SSL_CTX_use_certificate_chain_file(ctx->get(), cert_file.c_str()) != 1) {
-    return MakeError(ErrorKind::kIo, fmt::format("loading certificate chain from {}: {}", cert_file,
-                                                 DrainSslErrors()));
+  LeafKeyTypes types;
+  for (const CertKeyFiles& f : files) {
+    if (SSL_CTX_use_certificate_chain_file(ctx->get(), f.chain_file.c_str()) != 1) {
+      return MakeError(ErrorKind::kIo, fmt::format("loading certificate chain from {}: {}",
+                                                   f.chain_file, DrainSslErrors()));
+    }
+    // The leaf just loaded is the context's current certificate.
+    X509* leaf = SSL_CTX_get0_certificate(ctx->get());
+    if (Status s = types.Add(leaf != nullptr ? X509_get0_pubkey(leaf) : nullptr, f.chain_file);
+        !s) {
+      return s.error();
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx->get(), f.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+      return MakeError(ErrorKind::kIo, fmt::format("loading private key from {}: {}", f.key_file,
+                                                   DrainSslErrors()));
+    }
+    if (SSL_CTX_check_private_key(ctx->get()) != 1) {
+      ERR_clear_error();
+      return MakeError(
+          ErrorKind::kUsage,
+          fmt::format("private key {} does not match certificate {}", f.key_file, f.chain_file));
+    }
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx->get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-    return MakeError(ErrorKind::kIo,
-                     fmt::format("loading private key from {}: {}", key_file, DrainSslErrors()));
-  }
-  if (SSL_CTX_check_private_key(ctx->get()) != 1) {
-    return MakeError(ErrorKind::kUsage, fmt::format("private key {} does not match certificate {}",
-                                                    key_file, cert_file));
-  }
+  if (files.empty()) return MakeError(ErrorKind::kUsage, "the server has no certificate");
   return ctx;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,19 @@ struct ClientTlsConfig {
   std::string sigalgs;       // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
   std::string ciphersuites;  // TLS 1.3 suites; "" = OpenSSL default
   bool tickets = true;       // accept session tickets (needed for resume)
-  // Verification: against `trust_anchor` (the run's own root), or the CAs of `ca_file`, or the
-  // system's trust store (`system_trust`); none of them = no verification. `verify_name` (a DNS
-  // name or an IP literal) must then be in the server's certificate; empty = not checked.
-  X509* trust_anchor = nullptr;
+  // Verification: against `trust_anchors` (the run's own roots: one per chain the server
+  // holds), or the CAs of `ca_file`, or the system's trust store (`system_trust`); none of them
+  // = no verification. `verify_name` (a DNS name or an IP literal) must then be in the
+  // server's certificate; empty = not checked.
+  std::vector<X509*> trust_anchors;
   std::string ca_file;
   bool system_trust = false;
   std::string verify_name;
   bool release_buffers = false;  // free TLS buffers of idle connections (many idle keep-alives)
+  // The library context (providers) the client's TLS context is made in, and its property
+  // query; nullptr = the process's default context. Borrowed: must outlive the context.
+  OSSL_LIB_CTX* libctx = nullptr;
+  std::string propq;
 };
 
 struct ServerTlsConfig {
@@ -55,16 +61,30 @@ std::string SystemTrustStore();
 // system trust store /etc/ssl/certs/ca-certificates.crt", "the run's own root", "nothing").
 std::string TrustDescription(const ClientTlsConfig& cfg);
 
+// CheckSigalgList: a signature_algorithms list as OpenSSL reads it ("mldsa65:
+// ecdsa_secp256r1_sha256"); the error names the list and the schemes this tool knows.
+Status CheckSigalgList(const std::string& list);
+
 // OpenSSL group-list string for a client: "*" marks a key share ("X25519MLKEM768:*X25519").
 Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg);
 
 Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg);
 
-// MakeServerContext with an in-memory chain; the chain's keys are shared with the context.
+// CertKeyFiles: a PEM chain file (leaf, then intermediates) and the leaf's private key.
+struct CertKeyFiles {
+  std::string chain_file;
+  std::string key_file;
+};
+
+// MakeServerContext with in-memory chains; their keys are shared with the context. A server
+// may hold several chains, one per leaf key type (OpenSSL keeps one certificate per type:
+// ECDSA of any curve, RSA, Ed25519, each ML-DSA set), and picks for each handshake the first
+// of the client's signature_algorithms that one of them can sign.
+Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg,
+                                    std::span<const CertChain* const> chains);
 Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain& chain);
-// ... or with PEM files (chain file: leaf then intermediates).
+// ... or with PEM files.
 Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
-                                             const std::string& cert_file,
-                                             const std::string& key_file);
+                                             std::span<const CertKeyFiles> files);
 
 }  // namespace pqc

@@ -13,10 +13,16 @@
 
 namespace pqc {
 
+// Each layer also says which provider implements it: `provider` is the provider of the key
+// the primitive layer made (its key manager), `tls_provider` the provider whose TLS capability
+// lists the group or signature scheme ("libssl" for the schemes libssl has built in; "" when
+// none lists it).
 struct GroupProbe {
   const GroupInfo* group;
   bool primitive = false;
   bool tls = false;
+  std::string provider;
+  std::string tls_provider;
   std::string negotiated;  // what the handshake agreed on
   std::string error;       // first failure's OpenSSL error string; "" if none
 };
@@ -26,6 +32,11 @@ struct SignatureProbe {
   bool primitive = false;
   bool x509 = false;
   bool tls = false;
+  std::string provider;
+  std::string tls_provider;
+  // tls_listed: the TLS layer lists a signature scheme (a codepoint) for it, as `openssl list
+  // -tls-signature-algorithms` shows: what the original grep'd for SLH-DSA.
+  bool tls_listed = false;
   std::string negotiated;  // the server's CertificateVerify scheme
   std::string error;
 };

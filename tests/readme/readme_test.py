@@ -260,6 +260,14 @@ def main():
         medians = [l for l in study.splitlines() if re.match(r"handshake\s+p50\s", l)]
         assert len(medians) == 4 and all(" ms" in l for l in medians), study[-3000:]
 
+    def fips_probe(out, before):
+        # The set-up's FIPS provider: its cells say so; X25519 alone is not a FIPS group, the
+        # hybrid that contains it is.
+        rows = {l.split()[0]: l for l in out.splitlines() if l.strip()}
+        assert "ok @fips" in rows.get("SecP256r1MLKEM768", ""), out[-3000:]
+        assert "ok @fips" in rows.get("ml-dsa-65", ""), out[-3000:]
+        assert "FAIL" in rows.get("X25519", ""), out[-3000:]
+
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
@@ -302,8 +310,10 @@ def main():
          300, variant_run),
         ("./scripts/openssl-versions.sh", f"./scripts/openssl-versions.sh {SHORT_RUN}", False,
          False, 600, openssl_versions),
-        (f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca}",
-         f"build/src/pqc-bench run scenarios/02-resumption.toml --target 127.0.0.1:8443 --ca {ca} "
+        ("build/src/pqc-bench probe --provider fips --provider base --property-query fips=yes",
+         "verbatim:0", False, False, 120, fips_probe),
+        (f"build/src/pqc-bench run scenarios/02-resumption.toml --only network=loopback --target 127.0.0.1:8443 --ca {ca}",
+         f"build/src/pqc-bench run scenarios/02-resumption.toml --only network=loopback --target 127.0.0.1:8443 --ca {ca} "
          f"{SHORT_RUN}", False, False, 180, external),
     ]
 
