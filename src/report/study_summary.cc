@@ -249,7 +249,7 @@ CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
   // must have run the same load, whatever the matrix factors are called.
   for (const auto& [k, v] : arm.settings.items()) {
     if (k != "group" && k != "client_groups" && k != "key_shares" && k != "server_groups" &&
-        k != "chain" && k != "target") {
+        k != "chain" && k != "server_chains" && k != "sigalgs" && k != "target") {
       c.other_factors.emplace_back(k, v.dump());
     }
   }

@@ -310,8 +310,8 @@ constexpr std::array kKeys = {
                "([\"ecdsa-p256\", \"ml-dsa-65\"]; default: chain alone)",
                K::kServer, false, "", &SetChains,
                [](const ArmSettings& s) {
-                 Json out = Json::array();
-                 for (const ChainSpec& c : ServedChains(s)) out.push_back(c.text);
+                 Json out = Json::array();  // as set: empty = `chain` alone
+                 for (const ChainSpec& c : s.server_chains) out.push_back(c.text);
                  return out;
                }},
     SettingKey{"tls", "sigalgs",
