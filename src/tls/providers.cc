@@ -188,13 +188,17 @@ Result<std::unique_ptr<LibraryContext>> LibraryContext::Load(const ProviderSpec&
 
 Status LoadProcessProviders(const ProviderSpec& spec) {
   if (spec.empty()) return {};
-  // Held until the process exits: a command loads its providers once, before anything else
-  // uses OpenSSL, from its main thread.
-  static std::unique_ptr<LibraryContext> kept;
-  if (kept) return MakeError(ErrorKind::kUsage, "the process's providers are already loaded");
+  // Held until the process exits and never unloaded by us: OpenSSL's own exit handler
+  // (OPENSSL_cleanup) tears the default context down with its providers, and an unload from a
+  // static destructor would race it. A command loads its providers once, from its main thread.
+  static LibraryContext* kept = nullptr;
+  if (kept != nullptr) {
+    return MakeError(ErrorKind::kUsage, "the process's providers are already loaded");
+  }
   auto lc = LibraryContext::Load(spec, false);
   if (!lc) return lc.error();
-  kept = std::move(*lc);
+  kept = lc->release();
+  kept->loaded_.clear();  // the default context's cleanup releases them
   return {};
 }
 

@@ -49,6 +49,7 @@ class LibraryContext {
   static Result<std::unique_ptr<LibraryContext>> Load(const ProviderSpec& spec, bool own);
 
  private:
+  friend Status LoadProcessProviders(const ProviderSpec& spec);
   LibraryContext() = default;
   OSSL_LIB_CTX* ctx_ = nullptr;
   bool owned_ = false;
