@@ -290,7 +290,7 @@ def main():
          True, 120, link),
         (f"build/src/pqc-bench serve --listen 127.0.0.1:8443 --groups X25519MLKEM768/X25519 "
          f"--early-data on --write-ca {ca} &", "background", True, False, 20, serve),
-        (f"build/src/pqc-bench load --target 127.0.0.1:8443 --mode fresh --rate 300 --duration "
+        (f"build/src/pqc-bench load --target 127.0.0.1:8443 --mode fresh --rate 200 --duration "
          f"30s --groups X25519MLKEM768:X25519 --key-shares X25519 --ca {ca} --json {arm_json}",
          "shorten:--duration 30s:--duration 1s", False, False, 60, hrr),
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before",
