@@ -6,8 +6,9 @@
 # is what test.sh's TSan stage runs) and build-fuzz/ (clang, the libFuzzer targets of fuzz/
 # only, with ASan + UBSan).
 # With PQC_OPENSSL set (another OpenSSL: see setup.sh), against that OpenSSL and its nginx,
-# in trees of the variant's own: build-openssl-LABEL/, build-openssl-LABEL-asan/, ...
-# (PQC_OPENSSL=3.6 → build-openssl-3.6/). Prints the build tree as its last line.
+# HAProxy and h2load, in trees of the variant's own: build-openssl-LABEL/,
+# build-openssl-LABEL-asan/, ... (PQC_OPENSSL=3.6 → build-openssl-3.6/). Prints the build
+# tree as its last line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-release}
@@ -44,7 +45,8 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 # -U: forget a previously found OpenSSL, so that a changed cache location is honoured.
 cmake -S "$here" -B "$dir" -G Ninja -U "OPENSSL_*" -DOPENSSL_ROOT_DIR="$PQC_OPENSSL_ROOT" \
-  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" "${launcher[@]}" "${flags[@]}" >/dev/null
+  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" -DPQC_HAPROXY="$PQC_HAPROXY" \
+  -DPQC_H2LOAD="$PQC_H2LOAD" "${launcher[@]}" "${flags[@]}" >/dev/null
 ((${#extra[@]})) && targets=("${extra[@]}")
 if ((${#targets[@]})); then
   cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # setup.sh — installs everything pqc-bench needs on Debian 12, idempotently:
-# Debian packages, then OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand) and
-# nginx 1.26 built from Debian 13's source packages into a cache outside the checkout. A second run only checks stamps (seconds).
+# Debian packages, then OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand), and
+# against it nginx 1.26, HAProxy 3.0 and h2load (nghttp2 1.64's load generator), all built
+# from Debian 13's source packages into a cache outside the checkout. A second run only
+# checks stamps (seconds).
 # PQC_OPENSSL (and PQC_OPENSSL_FLAGS) choose another OpenSSL instead — a newer release from
-# Debian unstable, or your own source tree or install prefix; nginx is built against it
-# once; see scripts/lib/openssl_variant.sh.
+# Debian unstable, or your own source tree or install prefix; nginx, HAProxy and h2load are
+# built against it once each; see scripts/lib/openssl_variant.sh.
 #
 # Why build OpenSSL: Debian 12 ships OpenSSL 3.0, which has no ML-KEM / ML-DSA.
 # Why a private apt configuration: the system's sources must never be edited; apt still
@@ -39,7 +41,7 @@ flock 9
 PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 procps libpcre2-dev zlib1g-dev
+  iproute2 procps libpcre2-dev zlib1g-dev libev-dev
   clang libclang-rt-14-dev ca-certificates xz-utils python3 python3-jsonschema chromium ccache git)
 # Node.js: a machine may already have its own (e.g. a vendor's nodejs package that bundles
 # npm); Debian's nodejs/npm would replace or conflict with it, so they are added only when
@@ -105,6 +107,88 @@ case "$ngx_version" in
   *) die "nginx at $NGX is not linked against OpenSSL $OVER" ;;
 esac
 
+# ---- HAProxy 3.0, linked against that OpenSSL ----------------------------------------
+# Built as upstream releases it, with Debian 13's tarball: PCRE2 (whose -dev package nginx
+# needs anyway) for regular expressions, no Lua, no sd_notify. The options are passed to the
+# install step too: HAProxy's Makefile rebuilds when they differ from the build's.
+HAPROXY_RECIPE=1
+HAP=$(find_built "haproxy-3.0.*-openssl-$OKEY-r$HAPROXY_RECIPE" || true)
+if [ -z "$HAP" ]; then
+  fetched=$(fetch_upstream haproxy 3.0 trixie)
+  read -r HVER HTAR <<<"$fetched"
+  HAP="$CACHE/haproxy-$HVER-openssl-$OKEY-r$HAPROXY_RECIPE"
+  BUILD="$CACHE/build/haproxy-$HVER-openssl-$OKEY"
+  rm -rf "$BUILD" "$HAP"; mkdir -p "$BUILD"
+  log "building HAProxy $HVER against OpenSSL $OVER (2.5 minutes on 2 cores; cached)"
+  started=$SECONDS
+  tar -xf "$HTAR" -C "$BUILD" --strip-components=1
+  hap_opts=(TARGET=linux-glibc USE_OPENSSL=1 "SSL_INC=$OSSL/include" "SSL_LIB=$OSSL/$OSSL_LIB"
+    USE_PCRE2=1 USE_LUA=0 USE_SYSTEMD=0 "ADDLIB=-Wl,-rpath,$OSSL/$OSSL_LIB" "PREFIX=$HAP")
+  (make -C "$BUILD" -j"$(nproc)" "${hap_opts[@]}" >"$BUILD/make.log" 2>&1 &&
+    make -C "$BUILD" "${hap_opts[@]}" install-bin >"$BUILD/install.log" 2>&1) ||
+    die "HAProxy build against OpenSSL $OVER (PQC_OPENSSL=$REQ) failed; see $BUILD/*.log"
+  touch "$HAP/.complete"
+  rm -rf "$BUILD"
+  log "HAProxy $HVER built in $((SECONDS - started)) s"
+fi
+# haproxy -vv names the OpenSSL it was built with and the one it runs on.
+hap_version=$("$HAP/sbin/haproxy" -vv 2>&1 || true)
+if ! grep -qF "Built with OpenSSL version : OpenSSL $OVER " <<<"$hap_version" ||
+  ! grep -qF "Running on OpenSSL version : OpenSSL $OVER " <<<"$hap_version"; then
+  die "HAProxy at $HAP is not built with and running on OpenSSL $OVER: \
+$(grep -F 'OpenSSL version' <<<"$hap_version" | paste -sd ';' -)"
+fi
+
+# ---- h2load (nghttp2's load generator), linked against that OpenSSL ---------------------
+# Only h2load and the libnghttp2 it links are built (nghttpx, nghttp and nghttpd would add
+# c-ares and more), with CMake: Debian's tarball is a git archive without a configure
+# script (and without its submodules). Every optional library is kept out, so that h2load
+# links exactly libnghttp2, libev, zlib and our OpenSSL whatever else the machine has
+# installed. The install is by hand (CMake's would install the applications not built):
+# bin/h2load and lib/libnghttp2, both found through the rpath.
+H2LOAD_RECIPE=1
+H2=$(find_built "nghttp2-1.64.*-openssl-$OKEY-r$H2LOAD_RECIPE" || true)
+if [ -z "$H2" ]; then
+  fetched=$(fetch_upstream nghttp2 1.64 trixie)
+  read -r H2VER H2TAR <<<"$fetched"
+  H2="$CACHE/nghttp2-$H2VER-openssl-$OKEY-r$H2LOAD_RECIPE"
+  BUILD="$CACHE/build/nghttp2-$H2VER-openssl-$OKEY"
+  rm -rf "$BUILD" "$H2"; mkdir -p "$BUILD/src"
+  log "building h2load (nghttp2 $H2VER) against OpenSSL $OVER (1 minute on 2 cores; cached)"
+  started=$SECONDS
+  tar -xf "$H2TAR" -C "$BUILD/src" --strip-components=1
+  # The tarball leaves out the munit submodule, yet CMake wants the source of the (never
+  # built) nghttpx-unittest target to exist.
+  [ -e "$BUILD/src/tests/munit/munit.c" ] || : >"$BUILD/src/tests/munit/munit.c"
+  no_find=()
+  for p in Libcares Jansson Libevent Systemd LibXml2 Jemalloc Libbrotlienc Libbrotlidec \
+    Libngtcp2 Libnghttp3 Libbpf; do
+    no_find+=("-DCMAKE_DISABLE_FIND_PACKAGE_$p=ON")
+  done
+  (PKG_CONFIG_PATH="$OSSL/$OSSL_LIB/pkgconfig" cmake -S "$BUILD/src" -B "$BUILD/out" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DOPENSSL_ROOT_DIR="$OSSL" -DENABLE_APP=ON -DENABLE_HTTP3=OFF \
+    -DENABLE_HPACK_TOOLS=OFF -DENABLE_EXAMPLES=OFF -DENABLE_DOC=OFF -DENABLE_FAILMALLOC=OFF \
+    -DBUILD_TESTING=OFF -DWITH_LIBXML2=OFF -DWITH_JEMALLOC=OFF "${no_find[@]}" \
+    -DCMAKE_SKIP_BUILD_RPATH=ON -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath,$OSSL/$OSSL_LIB:$H2/lib" \
+    >"$BUILD/configure.log" 2>&1 &&
+    grep -qxF "OPENSSL_INCLUDE_DIR:PATH=$OSSL/include" "$BUILD/out/CMakeCache.txt" &&
+    cmake --build "$BUILD/out" -j"$(nproc)" --target h2load >"$BUILD/make.log" 2>&1 &&
+    install -D -m 755 "$BUILD/out/src/h2load" "$H2/bin/h2load" &&
+    install -d "$H2/lib" && cp -P "$BUILD/out/lib/"libnghttp2.so.* "$H2/lib/") ||
+    die "h2load build against OpenSSL $OVER (PQC_OPENSSL=$REQ) failed; see $BUILD/*.log \
+(configure.log: which OpenSSL CMake found)"
+  touch "$H2/.complete"
+  rm -rf "$BUILD"
+  log "h2load (nghttp2 $H2VER) built in $((SECONDS - started)) s"
+fi
+# h2load names no OpenSSL: the dynamic loader says which libssl it takes.
+h2_version=$("$H2/bin/h2load" --version 2>&1) ||
+  die "h2load at $H2/bin/h2load does not run: $h2_version"
+h2_libs=$(env -u LD_LIBRARY_PATH ldd "$H2/bin/h2load" 2>&1 || true)
+grep -qF "libssl.so.3 => $OSSL/$OSSL_LIB/libssl.so.3 " <<<"$h2_libs" ||
+  die "h2load at $H2/bin/h2load does not load OpenSSL $OVER's libssl from $OSSL/$OSSL_LIB: \
+$(grep -F libssl <<<"$h2_libs" || echo 'no libssl at all')"
+
 # ---- npm packages of the HTML report (chart libraries, browser driver) -----------------
 # The cache key is the lock file's hash: changing a pinned version makes a new directory.
 WEB_RECIPE=$(cat "$here/web/package.json" "$here/web/package-lock.json" | sha256sum | cut -c1-12)
@@ -129,9 +213,13 @@ ENVFILE="$CACHE/env.sh"
 cat >"$ENVFILE" <<ENV
 PQC_OPENSSL_ROOT=$OSSL
 PQC_NGINX=$NGX/sbin/nginx
+PQC_HAPROXY=$HAP/sbin/haproxy
+PQC_H2LOAD=$H2/bin/h2load
 PQC_WEB_MODULES=$WEB/node_modules
 PQC_OPENSSL_VARIANT=$LABEL
 ENV
 log "OpenSSL: $OVER${LABEL:+ (variant $LABEL)} at $OSSL"
 log "nginx:   $NGX/sbin/nginx"
+log "HAProxy: $HAP/sbin/haproxy"
+log "h2load:  $H2/bin/h2load ($h2_version)"
 echo "$ENVFILE"
