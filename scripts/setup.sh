@@ -41,7 +41,7 @@ flock 9
 PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 procps libpcre2-dev zlib1g-dev libev-dev
+  iproute2 procps libpcre2-dev zlib1g-dev libev-dev liblua5.4-dev
   clang libclang-rt-14-dev ca-certificates xz-utils python3 python3-jsonschema chromium ccache git)
 # Node.js: a machine may already have its own (e.g. a vendor's nodejs package that bundles
 # npm); Debian's nodejs/npm would replace or conflict with it, so they are added only when
@@ -109,9 +109,11 @@ esac
 
 # ---- HAProxy 3.0, linked against that OpenSSL ----------------------------------------
 # Built as upstream releases it, with Debian 13's tarball: PCRE2 (whose -dev package nginx
-# needs anyway) for regular expressions, no Lua, no sd_notify. The options are passed to the
-# install step too: HAProxy's Makefile rebuilds when they differ from the build's.
-HAPROXY_RECIPE=1
+# needs anyway) for regular expressions, Lua 5.4 (the target's /payload/<size> bodies are a
+# Lua service: HAProxy answers from its configuration only what fits one 16 KiB buffer), no
+# sd_notify. The options are passed to the install step too: HAProxy's Makefile rebuilds when
+# they differ from the build's.
+HAPROXY_RECIPE=2
 HAP=$(find_built "haproxy-3.0.*-openssl-$OKEY-r$HAPROXY_RECIPE" || true)
 if [ -z "$HAP" ]; then
   fetched=$(fetch_upstream haproxy 3.0 trixie)
@@ -123,7 +125,8 @@ if [ -z "$HAP" ]; then
   started=$SECONDS
   tar -xf "$HTAR" -C "$BUILD" --strip-components=1
   hap_opts=(TARGET=linux-glibc USE_OPENSSL=1 "SSL_INC=$OSSL/include" "SSL_LIB=$OSSL/$OSSL_LIB"
-    USE_PCRE2=1 USE_LUA=0 USE_SYSTEMD=0 "ADDLIB=-Wl,-rpath,$OSSL/$OSSL_LIB" "PREFIX=$HAP")
+    USE_PCRE2=1 USE_LUA=1 LUA_INC=/usr/include/lua5.4 LUA_LIB_NAME=lua5.4
+    USE_SYSTEMD=0 "ADDLIB=-Wl,-rpath,$OSSL/$OSSL_LIB" "PREFIX=$HAP")
   (make -C "$BUILD" -j"$(nproc)" "${hap_opts[@]}" >"$BUILD/make.log" 2>&1 &&
     make -C "$BUILD" "${hap_opts[@]}" install-bin >"$BUILD/install.log" 2>&1) ||
     die "HAProxy build against OpenSSL $OVER (PQC_OPENSSL=$REQ) failed; see $BUILD/*.log"
@@ -138,6 +141,7 @@ if ! grep -qF "Built with OpenSSL version : OpenSSL $OVER " <<<"$hap_version" ||
   die "HAProxy at $HAP is not built with and running on OpenSSL $OVER: \
 $(grep -F 'OpenSSL version' <<<"$hap_version" | paste -sd ';' -)"
 fi
+grep -qF "Built with Lua version" <<<"$hap_version" || die "HAProxy at $HAP is built without Lua"
 
 # ---- h2load (nghttp2's load generator), linked against that OpenSSL ---------------------
 # Only h2load and the libnghttp2 it links are built (nghttpx, nghttp and nghttpd would add

@@ -34,7 +34,7 @@ TEST(ScenarioTarget, KindIsTheTargetSettingAndSetOverridesIt) {
   EXPECT_EQ(n->target, "nginx");
   auto bad = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=apache"}});
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("valid: embedded, nginx, external"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("valid: embedded, nginx, haproxy, external"), std::string::npos)
       << bad.error().message;
 }
 

@@ -1,4 +1,5 @@
-// The target drivers with real processes: `pqc-bench serve` and the set-up's nginx start,
+// The target drivers with real processes: `pqc-bench serve` and the set-up's nginx and HAProxy
+// start,
 // negotiate the arm's group in a real TLS 1.3 handshake with the load generator, serve
 // /payload/10K as 10,240 bytes, report their own CPU, and leave no process behind; a bad
 // configuration is an error naming the cause, never a hang. Also the child-process owner on
@@ -7,6 +8,7 @@
 #include "target/target.h"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <net/if.h>
 #include <poll.h>
@@ -35,6 +37,7 @@
 #include "core/fd.h"
 #include "net/socket.h"
 #include "server/embedded_server.h"
+#include "target/haproxy_config.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
 #include "tls/algorithms.h"
@@ -179,6 +182,21 @@ std::string NginxExe() {
   return PQC_NGINX_BIN;
 }
 
+std::string HaproxyExe() {
+  if (const char* env = getenv("PQC_HAPROXY"); env != nullptr && *env != '\0') return env;
+  return PQC_HAPROXY_BIN;
+}
+
+// Threads of a process (/proc/<pid>/task).
+size_t ThreadsOf(pid_t pid) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid))) {
+    ++n;
+  }
+  return n;
+}
+
 TEST_F(TargetTest, EmbeddedNegotiatesServesCountsAndStops) {
   auto t = MakeEmbeddedTarget(PQC_BENCH_BIN);
   EXPECT_EQ(t->name(), "embedded");
@@ -237,11 +255,59 @@ TEST_F(TargetTest, NginxNegotiatesServesResumesAndLeavesNoProcess) {
   EXPECT_EQ(body.substr(0, 3), "abc");
 }
 
-// early_data = true: both drivers' servers accept 0-RTT on their tickets (the embedded one's
-// --early-data, nginx's ssl_early_data) and answer the early request with its bytes.
+TEST_F(TargetTest, HaproxyNegotiatesServesEveryPayloadResumesAndLeavesNoProcess) {
+  auto t = MakeHaproxyTarget(HaproxyExe());
+  EXPECT_EQ(t->name(), "haproxy");
+  config_.threads = 2;
+  config_.session_cache = false;  // tickets alone must resume
+  config_.payload_sizes = {100, 10240, 1048576};
+  auto addr = t->Start(config_, Placement{}, work_);
+  ASSERT_TRUE(addr.ok()) << addr.error().message;
+  std::vector<pid_t> pids = OurChildrenMentioning(work_ + "/haproxy.cfg");
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_GE(ThreadsOf(pids[0]), 2u);  // nbthread = threads (one process)
+  CheckServes(*addr, "X25519MLKEM768");
+  CheckServes(*addr, "X25519");
+  // Every name of a size the embedded server accepts is served, with its bytes: 1M is far
+  // above what HAProxy answers from its configuration (one 16 KiB buffer).
+  for (const char* path : {"/payload/100B", "/payload/1M", "/payload/1048576"}) {
+    SCOPED_TRACE(path);
+    auto o = Options(*addr, "X25519", ConnMode::kResume);
+    o.path = path;
+    const uint64_t want = std::string_view(path).ends_with("100B") ? 100 : 1048576;
+    auto r = RunLoad(o, nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const ConnectionRecord& c : r->connections) {
+      if (!c.measured) continue;
+      ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      EXPECT_TRUE(c.resumed);
+      EXPECT_EQ(r->requests[c.first_request].status, 200u);
+      EXPECT_EQ(r->requests[c.first_request].body_bytes, want);
+    }
+  }
+  auto o = Options(*addr, "X25519", ConnMode::kFresh);
+  o.path = "/payload/7K";  // not written: HAProxy's Lua service says 404, as the others do
+  o.duration = 100'000'000;
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r->requests.empty());
+  EXPECT_EQ(r->requests.back().status, 404u);
+  auto stats = t->Stop();
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
+  EXPECT_FALSE(stats->handshakes.has_value());
+  EXPECT_FALSE(stats->details["killed"].get<bool>());
+  EXPECT_EQ(stats->details["config"].get<std::string>(), work_ + "/haproxy.cfg");
+  EXPECT_FALSE(Alive(pids[0]));
+}
+
+// early_data = true: every driver's server accepts 0-RTT on its tickets (the embedded one's
+// --early-data, nginx's ssl_early_data, HAProxy's allow-0rtt) and answer the early request with its
+// bytes.
 TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
   config_.early_data = true;
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     SCOPED_TRACE(t->name());
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_TRUE(addr.ok()) << addr.error().message;
@@ -263,7 +329,8 @@ TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
 }
 
 // One server, two chains (the original's Phase 2): each client kind gets the chain its
-// signature_algorithms ask for, checked on every connection, from the embedded server and nginx.
+// signature_algorithms ask for, checked on every connection, from the embedded server, nginx and
+// HAProxy.
 TEST_F(TargetTest, EveryDriverServesEachClientKindTheChainItOffersFor) {
   auto spec = ParseChainSpec("ml-dsa-65");
   ASSERT_TRUE(spec.ok());
@@ -276,13 +343,21 @@ TEST_F(TargetTest, EveryDriverServesEachClientKindTheChainItOffersFor) {
     const char* sigalgs;
     uint16_t scheme;
   };
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     SCOPED_TRACE(t->name());
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_TRUE(addr.ok()) << addr.error().message;
+    // OpenSSL (the embedded server, nginx) serves the first scheme the client offers that a
+    // chain can sign with; HAProxy picks the chain itself, ranking ECDSA over RSA over any
+    // other key type whatever the client's order: a client that prefers ML-DSA but also
+    // offers ECDSA gets ECDSA there, and only an ML-DSA-only client gets ML-DSA.
+    const bool haproxy = t->name() == "haproxy";
     std::map<uint16_t, uint32_t> cert_bytes;  // scheme → Certificate message bytes
-    for (const Kind& k : {Kind{"mldsa65:ecdsa_secp256r1_sha256", 0x0905},
-                          Kind{"ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256", 0x0403}}) {
+    for (const Kind& k :
+         {Kind{"mldsa65", 0x0905},
+          Kind{"mldsa65:ecdsa_secp256r1_sha256", static_cast<uint16_t>(haproxy ? 0x0403 : 0x0905)},
+          Kind{"ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256", 0x0403}}) {
       SCOPED_TRACE(k.sigalgs);
       LoadOptions o = Options(*addr, "X25519MLKEM768", ConnMode::kFresh);
       o.tls.sigalgs = k.sigalgs;
@@ -298,7 +373,8 @@ TEST_F(TargetTest, EveryDriverServesEachClientKindTheChainItOffersFor) {
 
 TEST_F(TargetTest, MissingCertificateFileIsNamedByEveryDriver) {
   config_.certs[0].chain_file = dir_ + "/no-such-chain.pem";
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     const Nanos start = MonotonicNow();
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_FALSE(addr.ok()) << t->name();
@@ -310,7 +386,8 @@ TEST_F(TargetTest, MissingCertificateFileIsNamedByEveryDriver) {
 
 TEST_F(TargetTest, ConfigurationTheServerRejectsIsReportedWithItsLog) {
   config_.groups = "NoSuchGroup";
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_FALSE(addr.ok()) << t->name();
     EXPECT_NE(addr.error().message.find("stopped at start"), std::string::npos)
@@ -321,7 +398,7 @@ TEST_F(TargetTest, ConfigurationTheServerRejectsIsReportedWithItsLog) {
 
 // The default results directory is relative ("results"), so `run` hands the drivers relative
 // work directories and certificate paths. nginx resolves relative paths against its prefix:
-// both drivers must make them absolute before a child sees them.
+// every driver must make them absolute before a child sees them.
 TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
   const std::filesystem::path here = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
@@ -330,7 +407,8 @@ TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
   cert.key_file = std::filesystem::relative(cert.key_file, dir_).string();
   ASSERT_EQ(cert.chain_file.front(), 'c');  // "cert/…": relative indeed
   std::filesystem::create_directories("results/run/trials/0000");
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     auto addr = t->Start(config_, Placement{}, "results/run/trials/0000");
     ASSERT_TRUE(addr.ok()) << t->name() << ": " << addr.error().message;
     CheckServes(*addr, "X25519");
@@ -338,6 +416,7 @@ TEST_F(TargetTest, RelativeWorkDirectoryAndCertificatePathsWorkForEveryDriver) {
     ASSERT_TRUE(stats.ok()) << t->name() << ": " << stats.error().message;
   }
   EXPECT_TRUE(std::filesystem::exists("results/run/trials/0000/nginx-error.log"));
+  EXPECT_TRUE(std::filesystem::exists("results/run/trials/0000/haproxy.cfg"));
   EXPECT_FALSE(std::filesystem::exists("results/run/trials/0000/nginx-temp/results"));
   std::filesystem::current_path(here);
 }
@@ -362,13 +441,58 @@ TEST_F(TargetTest, ExternalWaitsForTheServerAndHasNoStats) {
   (*server)->Wait();
 }
 
-TEST(TargetKindTest, ParsesTheThreeNames) {
+TEST(TargetKindTest, ParsesTheFourNames) {
   EXPECT_EQ(ParseTargetKind("nginx").value(), TargetKind::kNginx);
+  EXPECT_EQ(ParseTargetKind("haproxy").value(), TargetKind::kHaproxy);
   EXPECT_EQ(ParseTargetKind("embedded").value(), TargetKind::kEmbedded);
   EXPECT_EQ(ParseTargetKind("external").value(), TargetKind::kExternal);
   auto bad = ParseTargetKind("apache");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("embedded, nginx, external"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("embedded, nginx, haproxy, external"), std::string::npos);
+}
+
+TEST(HaproxyConfigTest, FollowsTheArm) {
+  ServerConfig c;
+  c.groups = "X25519MLKEM768/X25519";
+  c.certs = {{"/d/chain.pem", "/d/key.pem"}};
+  c.tickets = false;
+  c.session_cache = false;
+  c.threads = 3;
+  c.ciphersuites = "TLS_AES_128_GCM_SHA256";
+  const HaproxyFiles f = HaproxyFilesIn("/w");
+  std::string text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  for (const char* want :
+       {"nbthread 3\n", "maxconn 480\n", "tune.ssl.cachesize 0\n",
+        "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1 crt \"/w/haproxy-cert/1.pem\" "
+        "curves \"X25519MLKEM768/X25519\" ciphersuites \"TLS_AES_128_GCM_SHA256\" "
+        "no-tls-tickets\n",
+        "http-request return status 200 content-type text/plain file \"/w/haproxy-www/ok\" if "
+        "{ path / }",
+        "http-request return status 404"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  // No payload sizes: no Lua service; no logging at all.
+  EXPECT_EQ(text.find("lua"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n  log "), std::string::npos) << text;
+  c.tickets = c.session_cache = c.early_data = true;
+  c.certs.push_back({"/d/ml-dsa.pem", "/d/ml-dsa.key"});  // a second chain: a second crt
+  c.payload_sizes = {10240};
+  text = HaproxyConfigText(c, "[::1]:4433", f, 1024);
+  EXPECT_EQ(text.find("cachesize"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no-tls-tickets"), std::string::npos) << text;
+  for (const char* want :
+       {"bind ipv6@::1:4433 ssl", "crt \"/w/haproxy-cert/1.pem\" crt \"/w/haproxy-cert/2.pem\"",
+        " allow-0rtt\n", "lua-load-per-thread \"/w/haproxy-payload.lua\"",
+        "http-request use-service lua.payload if { path_beg /payload/ }"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  // The service knows every name of every size, and reads the bodies from the payload files.
+  const std::string lua = HaproxyLuaText({10240, 100}, f);
+  for (const char* want : {"\"10K\", ", "\"10240B\", ", "\"100B\", ",
+                           "io.open(\"/w/haproxy-www/payload\" .. \"/\" .. name, \"rb\")",
+                           "core.register_service(\"payload\", \"http\""}) {
+    EXPECT_NE(lua.find(want), std::string::npos) << want << "\n" << lua;
+  }
 }
 
 TEST(NginxConfigTest, FollowsTheArm) {
@@ -510,7 +634,8 @@ TEST_F(TargetTest, PlacedInANetworkNamespace) {
   if (geteuid() != 0) GTEST_SKIP() << "creating a network namespace needs root";
   NetnsHolder ns;
   ASSERT_FALSE(ns.path().empty()) << "could not make a network namespace";
-  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     Placement p;
     p.netns_path = ns.path();
     auto addr = t->Start(config_, p, work_);

@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/provider_flags.h"
-#include "cli/serve_nginx.h"
+#include "cli/serve_peer.h"
 #include "core/paths.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
@@ -49,7 +49,7 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
 
 // RunFlags: every flag of run.
 struct RunFlags {
-  std::string file, results_root = "results", resume, nginx, external, server_name, ca;
+  std::string file, results_root = "results", resume, nginx, haproxy, external, server_name, ca;
   std::vector<std::string> sets, only;
   uint32_t trials = 0;
   bool full = false, strict = false;
@@ -71,6 +71,9 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
       app.add_option("--resume", f.resume, "finish an interrupted run (its results directory)");
   app.add_option("--nginx", f.nginx,
                  "nginx binary for target = \"nginx\" (default: $PQC_NGINX, else the build's)");
+  app.add_option("--haproxy", f.haproxy,
+                 "HAProxy binary for target = \"haproxy\" (default: $PQC_HAPROXY, else the "
+                 "build's)");
   auto* target_opt = app.add_option(
       "--target", f.external,
       "run every arm against your own server at HOST:PORT (target external; names are not "
@@ -105,7 +108,8 @@ scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
 
 // CheckArmTargets: before any measuring, the arms' targets can be reached: --target points
 // every arm at the user's server, and an nginx arm needs an nginx to start.
-Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std::string& nginx) {
+Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std::string& nginx,
+                       const std::string& haproxy) {
   for (const scenario::Arm& a : plan.arms) {
     if (!f.external.empty() && a.settings.target != scenario::TargetKind::kExternal) {
       return MakeError(ErrorKind::kUsage,
@@ -119,6 +123,12 @@ Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std:
                        "arm '" + a.label +
                            "' runs on nginx, and no nginx is known: pass --nginx PATH or set "
                            "PQC_NGINX (scripts/setup.sh builds it and prints it in env.sh)");
+    }
+    if (a.settings.target == scenario::TargetKind::kHaproxy && haproxy.empty()) {
+      return MakeError(ErrorKind::kUsage,
+                       "arm '" + a.label +
+                           "' runs on HAProxy, and no HAProxy is known: pass --haproxy PATH or "
+                           "set PQC_HAPROXY (scripts/setup.sh builds it and prints it in env.sh)");
     }
   }
   return {};
@@ -190,7 +200,8 @@ int RunMain(int argc, char** argv) {
   ro.resume_dir = f.resume;
   ro.self_exe = SelfExe();
   ro.nginx_exe = f.nginx.empty() ? DefaultNginxExe() : f.nginx;
-  if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe); !st) {
+  ro.haproxy_exe = f.haproxy.empty() ? DefaultHaproxyExe() : f.haproxy;
+  if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
     return ReportError("run", st.error());
   }
   ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}, {"only", po.only}};

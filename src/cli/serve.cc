@@ -1,5 +1,5 @@
-// serve — `pqc-bench serve`: the embedded HTTPS target as a process, for scripts, nginx
-// comparisons and clients other than pqc-bench. Flag wiring, the signal wait and the final
+// serve — `pqc-bench serve`: the embedded HTTPS target as a process, for scripts, nginx and
+// HAProxy comparisons and clients other than pqc-bench. Flag wiring, the signal wait and the final
 // summary; the server itself is src/server.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -14,7 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/provider_flags.h"
-#include "cli/serve_nginx.h"
+#include "cli/serve_peer.h"
 #include "cli/unit_flags.h"
 #include "core/paths.h"
 #include "core/stop_signals.h"
@@ -108,11 +108,11 @@ void PrintSummary(const ServerStats& s) {
 struct ServeFlags {
   std::string listen = "127.0.0.1:8443", groups = kDefaultServerGroups, tickets = "on",
               cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
-              nginx_exe = DefaultNginxExe(), work_dir;
+              nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
-  bool use_nginx = false;
+  bool use_nginx = false, use_haproxy = false;
   int threads = 1;
   size_t max_connections = 20'000;
   ProviderFlags providers;
@@ -170,13 +170,18 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
                                  "run nginx with these flags instead of the embedded server");
   app.add_option("--nginx-exe", f.nginx_exe, "nginx binary (default: $PQC_NGINX, else the build's)")
       ->needs(nginx_opt);
+  auto* haproxy_opt = app.add_flag("--haproxy", f.use_haproxy,
+                                   "run HAProxy with these flags instead of the embedded server");
+  app.add_option("--haproxy-exe", f.haproxy_exe,
+                 "HAProxy binary (default: $PQC_HAPROXY, else the build's)")
+      ->needs(haproxy_opt);
+  nginx_opt->excludes(haproxy_opt);
+  // (--nginx or --haproxy: checked in ServeMain, CLI11's needs() takes one option)
   app.add_option("--work-dir", f.work_dir,
-                 "nginx: directory for its configuration, logs and payload files (default: new "
-                 "one under $TMPDIR)")
-      ->needs(nginx_opt);
-  AddSizeList(app, "--payload-sizes", f.payload_sizes, "nginx: /payload/<size> files to serve",
-              1ULL << 30)
-      ->needs(nginx_opt);
+                 "nginx/HAProxy: directory for its configuration, logs and payload files "
+                 "(default: new one under $TMPDIR)");
+  AddSizeList(app, "--payload-sizes", f.payload_sizes,
+              "nginx/HAProxy: /payload/<size> bodies to serve", 1ULL << 30);
 }
 
 // ServerCerts: the --cert chains made now (their roots written to --write-ca), or the
@@ -212,11 +217,12 @@ Result<ServerCerts> MakeServerCerts(const ServeFlags& f) {
   return out;
 }
 
-int ServeWithNginx(const ServeFlags& f) {
+int ServeWithPeer(const ServeFlags& f) {
   auto certs = MakeServerCerts(f);
   if (!certs) return ReportError("serve", certs.error());
-  NginxServeOptions n;
-  n.nginx_exe = f.nginx_exe;
+  PeerServeOptions n;
+  n.kind = f.use_nginx ? target::TargetKind::kNginx : target::TargetKind::kHaproxy;
+  n.exe = f.use_nginx ? f.nginx_exe : f.haproxy_exe;
   n.chains = std::move(certs->chains);
   for (const CertKeyFiles& c : certs->files) n.config.certs.push_back({c.chain_file, c.key_file});
   n.cert_names = certs->what;
@@ -229,7 +235,7 @@ int ServeWithNginx(const ServeFlags& f) {
   n.config.threads = static_cast<unsigned>(f.threads);
   n.config.ciphersuites = f.ciphersuites;
   n.config.payload_sizes = f.payload_sizes;
-  // nginx loads them itself, from an openssl.cnf (OPENSSL_CONF) the target driver writes.
+  // The server loads them itself, from an openssl.cnf (OPENSSL_CONF) its driver writes.
   const ProviderSpec spec = f.providers.Spec();
   n.config.providers = spec.names;
   n.config.provider_path = spec.path;
@@ -240,7 +246,7 @@ int ServeWithNginx(const ServeFlags& f) {
     n.config.fips_config = *fips;
   }
   StopSignals signals;
-  return ServeNginx(std::move(n), signals, f.duration > 0 ? MonotonicNow() + f.duration : 0);
+  return ServePeer(std::move(n), signals, f.duration > 0 ? MonotonicNow() + f.duration : 0);
 }
 
 int ServeEmbedded(const ServeFlags& f) {
@@ -297,12 +303,21 @@ int ServeMain(int argc, char** argv) {
   if (app.count("--groups") == 0 && !flags.providers.names.empty()) {
     flags.groups = TolerantGroupList(flags.groups);
   }
-  if (flags.use_nginx && !flags.stats_json.empty()) {
+  const bool peer = flags.use_nginx || flags.use_haproxy;
+  if (peer && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--stats-json: the embedded server only (nginx keeps "
-                                          "no handshake counts)"));
+                                          "--stats-json: the embedded server only (nginx and "
+                                          "HAProxy keep no handshake counts here)"));
   }
-  return flags.use_nginx ? ServeWithNginx(flags) : ServeEmbedded(flags);
+  for (const char* name : {"--work-dir", "--payload-sizes"}) {
+    if (!peer && app.count(name) > 0) {
+      return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                            fmt::format("{} applies to --nginx or --haproxy (the "
+                                                        "embedded server serves every size)",
+                                                        name)));
+    }
+  }
+  return peer ? ServeWithPeer(flags) : ServeEmbedded(flags);
 }
 
 }  // namespace pqc::cli

@@ -82,7 +82,8 @@ CapacitySummary CapacityOf(const std::vector<CapacityArm>& arms, double confiden
   CapacitySummary doc;
   doc.basis =
       "one value per trial: the server process tree's own CPU (rusage user + sys) divided by "
-      "the handshakes it completed in that trial (nginx counts none: the client's completed "
+      "the handshakes it completed in that trial (nginx and HAProxy count none: the client's "
+      "completed "
       "handshakes, warm-up included like the CPU); mean over trials, Student t interval over "
       "trials; handshakes/s per core = 1e6 / that mean";
   doc.confidence = confidence;

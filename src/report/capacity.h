@@ -26,7 +26,7 @@ struct CapacityTrial {
 struct CapacityArm {
   uint32_t id = 0;
   std::string label;
-  std::string target;  // embedded | nginx | external
+  std::string target;  // embedded | nginx | haproxy | external
   std::string group, chain;
   // The arm's other settings (load shape, mode, payload, network, server options: all but
   // the groups, key shares and chain), which its baseline must share.

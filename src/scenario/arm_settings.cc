@@ -188,7 +188,8 @@ Result<Arrivals> ArrivalProcess(const std::string& text) {
 Result<TargetKind> Target(const std::string& text) {
   auto kind = ParseTargetKind(text);
   if (!kind)
-    return Bad(fmt::format("'{}' is not a target (valid: embedded, nginx, external)", text));
+    return Bad(
+        fmt::format("'{}' is not a target (valid: embedded, nginx, haproxy, external)", text));
   return kind;
 }
 
@@ -353,7 +354,7 @@ constexpr std::array kKeys = {
                K::kServer, true, "", &SetBool<&ArmSettings::early_data>,
                &Echo<&ArmSettings::early_data>},
     SettingKey{"target", "target",
-               "server of the arm: embedded | nginx | external (in [target], spelt kind)",
+               "server of the arm: embedded | nginx | haproxy | external (in [target], spelt kind)",
                K::kTarget, false, "",
                [](const toml::node& v, ArmSettings& s) {
                  return SetParsed<&ArmSettings::target>(v, s, &Target);
@@ -443,8 +444,8 @@ constexpr std::array kKeys = {
     SettingKey{"load", "client_threads", "load-generator threads", K::kClient, false,
                "--threads,--client-threads", &SetCount<&ArmSettings::client_threads, 1, 256>,
                &Echo<&ArmSettings::client_threads>},
-    SettingKey{"target", "server_threads", "server event loops / nginx workers", K::kServer, false,
-               "", &SetCount<&ArmSettings::server_threads, 1, 256>,
+    SettingKey{"target", "server_threads", "server event loops / nginx workers / HAProxy threads",
+               K::kServer, false, "", &SetCount<&ArmSettings::server_threads, 1, 256>,
                &Echo<&ArmSettings::server_threads>},
     SettingKey{"load", "timeout", "per-connection no-progress timeout (\"10s\")", K::kClient, false,
                "--timeout", &SetDuration<&ArmSettings::timeout, false>,

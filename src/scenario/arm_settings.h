@@ -118,7 +118,7 @@ const SettingKey* FindSettingKey(std::string_view name);
 // `section` unless it is empty.
 std::string SettingKeyNames(std::string_view section = {});
 
-// ToolRunsServer: whether the tool starts and configures the arm's server (embedded, nginx).
+// ToolRunsServer: whether the tool starts and configures the arm's server (embedded, nginx, HAProxy).
 // An external server is as its operator configured it: the server-side keys below do not
 // apply to it.
 bool ToolRunsServer(const ArmSettings& s);

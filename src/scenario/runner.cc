@@ -41,6 +41,14 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const R
     }
     return target::MakeNginxTarget(o.nginx_exe);
   }
+  if (s.target == TargetKind::kHaproxy) {
+    if (o.haproxy_exe.empty()) {
+      return MakeError(ErrorKind::kConfig,
+                       "target haproxy: no HAProxy binary known (run scripts/setup.sh, which "
+                       "builds it, and pass --haproxy or set PQC_HAPROXY)");
+    }
+    return target::MakeHaproxyTarget(o.haproxy_exe);
+  }
   auto addr = ParseAddress(s.address);
   if (!addr) return addr.error();
   return target::MakeExternalTarget(*addr);

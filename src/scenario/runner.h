@@ -21,6 +21,7 @@ struct RunOptions {
   std::string resume_dir;                // non-empty: continue this run instead
   std::string self_exe;                  // this pqc-bench, started as the embedded target
   std::string nginx_exe;                 // for target = "nginx"
+  std::string haproxy_exe;               // for target = "haproxy"
   nlohmann::json options;                // how the run was asked for (stored)
   std::FILE* log = stderr;               // one line per trial, and load's progress line
 };

@@ -77,7 +77,8 @@ Status ParseSettingsSection(const Where& where, const toml::table& root, std::st
     if (section == "target" && key.str() == "kind") {
       auto text = value.value_exact<std::string>();
       auto kind = ParseTargetKind(text ? *text : "");
-      if (!kind) return where(value, "kind must be \"embedded\", \"nginx\" or \"external\"");
+      if (!kind)
+        return where(value, "kind must be \"embedded\", \"nginx\", \"haproxy\" or \"external\"");
       base.target = *kind;  // the `target` setting; a matrix or --set may change it per arm
       continue;
     }

@@ -6,7 +6,7 @@
 //
 // The file's shape (scenarios/*.toml are the examples):
 //   title = "…"            description = "…"
-//   [target]   kind = "embedded" | "nginx" | "external" (the `target` setting, so also a
+//   [target]   kind = "embedded" | "nginx" | "haproxy" | "external" (the `target` setting, so also a
 //              matrix factor: target = ["embedded", "nginx"]), address = "host:port"
 //              (external; also server_name, ca), server_threads, tickets, session_cache
 //   [tls]      group, client_groups, key_shares, server_groups, chain

@@ -1,19 +1,13 @@
 #include "target/nginx_config.h"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/paths.h"
-#include "core/units.h"
-#include "http/payload.h"
-#include "http/routes.h"
+#include "target/server_files.h"
 
 namespace pqc::target {
 namespace {
@@ -28,21 +22,6 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-Status WritePayloadFile(uint64_t size, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  std::vector<char> buffer = MakePayloadBuffer();
-  // Bounded: size / kWriteChunk + 1 writes.
-  for (uint64_t offset = 0; offset < size && out;) {
-    auto chunk = PayloadChunk(buffer, offset, size - offset);
-    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    offset += chunk.size();
-  }
-  if (!out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("nginx payload file {}: cannot write", path));
-  }
-  return {};
-}
-
 }  // namespace
 
 NginxFiles NginxFilesIn(const std::string& work_dir_as_given) {
@@ -50,35 +29,6 @@ NginxFiles NginxFilesIn(const std::string& work_dir_as_given) {
   const std::string work_dir = AbsolutePath(work_dir_as_given);
   return {work_dir + "/nginx.conf", work_dir + "/nginx-error.log", work_dir + "/nginx.pid",
           work_dir + "/www",        work_dir + "/nginx-temp",      work_dir + "/openssl.cnf"};
-}
-
-std::string OpensslConfigText(const ServerConfig& c) {
-  if (c.providers.empty() && c.property_query.empty()) return "";
-  std::string text = "openssl_conf = openssl_init\n\n[openssl_init]\nproviders = provider_sect\n";
-  if (!c.property_query.empty()) text += "alg_section = algorithm_sect\n";
-  text += "\n[provider_sect]\n";
-  std::string sections;
-  for (const std::string& n : c.providers) {
-    text += fmt::format("{0} = {0}_sect\n", n);
-    // The FIPS module's section (its MAC and self-test state) is fipsinstall's file.
-    if (n == "fips" && !c.fips_config.empty()) {
-      sections += fmt::format(".include {}\n", AbsolutePath(c.fips_config));
-    } else {
-      sections += fmt::format("[{}_sect]\nactivate = 1\n", n);
-    }
-  }
-  if (!c.property_query.empty()) {
-    text += fmt::format("\n[algorithm_sect]\ndefault_properties = {}\n", c.property_query);
-  }
-  return text + "\n" + sections;
-}
-
-std::vector<std::string> PayloadNames(uint64_t size) {
-  std::vector<std::string> names = {FormatSize(size), std::to_string(size),
-                                    std::to_string(size) + "B"};
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
 }
 
 std::string NginxConfigText(const ServerConfig& c, const std::string& listen, const NginxFiles& f,
@@ -136,45 +86,19 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
 
 Status WriteNginxFiles(const ServerConfig& c, const std::string& listen, const NginxFiles& f) {
   std::error_code ec;
-  for (const std::string& dir : {f.www + "/payload", f.temp}) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("nginx target: cannot create {}: {}", dir, ec.message()));
-    }
+  std::filesystem::create_directories(f.temp, ec);
+  if (ec) {
+    return MakeError(ErrorKind::kIo,
+                     fmt::format("nginx target: cannot create {}: {}", f.temp, ec.message()));
   }
-  for (uint64_t size : c.payload_sizes) {
-    if (size > kMaxPayloadBytes) {
-      return MakeError(ErrorKind::kConfig,
-                       fmt::format("payload size {} is above the largest served, {}",
-                                   FormatSize(size), FormatSize(kMaxPayloadBytes)));
-    }
-    std::vector<std::string> names = PayloadNames(size);
-    const std::string first = f.www + "/payload/" + names.front();
-    if (Status s = WritePayloadFile(size, first); !s) return s;
-    for (size_t i = 1; i < names.size(); ++i) {
-      const std::string alias = f.www + "/payload/" + names[i];
-      unlink(alias.c_str());
-      if (link(first.c_str(), alias.c_str()) != 0) {
-        return MakeError(ErrorKind::kIo,
-                         fmt::format("nginx payload file {}: link: {}", alias, strerror(errno)));
-      }
-    }
-  }
-  rlimit lim{};
-  getrlimit(RLIMIT_NOFILE, &lim);
-  const uint64_t max_fds =
-      std::min<uint64_t>(lim.rlim_max == RLIM_INFINITY ? 65536 : lim.rlim_max, 65536);
-  std::ofstream out(f.conf, std::ios::trunc);
-  if (!(out << NginxConfigText(c, listen, f, max_fds)) || !out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("nginx target: cannot write {}", f.conf));
+  if (Status s = WritePayloadFiles(c.payload_sizes, f.www + "/payload"); !s) return s;
+  if (Status s =
+          WriteTextFile("nginx target", f.conf, NginxConfigText(c, listen, f, MaxServerFds()));
+      !s) {
+    return s;
   }
   if (const std::string ossl = OpensslConfigText(c); !ossl.empty()) {
-    std::ofstream cnf(f.openssl_conf, std::ios::trunc);
-    if (!(cnf << ossl) || !cnf.flush()) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("nginx target: cannot write {}", f.openssl_conf));
-    }
+    return WriteTextFile("nginx target", f.openssl_conf, ossl);
   }
   return {};
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "target/server_files.h"
 #include "target/target.h"
 
 namespace pqc::target {
@@ -24,15 +25,6 @@ NginxFiles NginxFilesIn(const std::string& work_dir);
 // worker_connections sized to `max_fds` (the workers' file-descriptor limit).
 std::string NginxConfigText(const ServerConfig& config, const std::string& listen,
                             const NginxFiles& files, uint64_t max_fds);
-
-// OpensslConfigText: an openssl.cnf that loads the arm's providers (the FIPS module through
-// its fipsmodule.cnf) and sets their property query; nginx reads it through OPENSSL_CONF when
-// it starts, before its configuration. "" when the arm has no providers of its own.
-std::string OpensslConfigText(const ServerConfig& config);
-
-// PayloadNames: the request names that mean `size` bytes, as the embedded server parses them
-// (units.h: binary, K = 1024): the canonical "10K", the bare "10240" and "10240B".
-std::vector<std::string> PayloadNames(uint64_t size);
 
 // WriteNginxFiles: creates the directories, the payload files (www/payload/<name>, body byte i
 // = PayloadByte(i), the embedded server's bytes) and nginx.conf.

@@ -44,9 +44,11 @@ class ExternalTarget final : public Target {
 Result<TargetKind> ParseTargetKind(std::string_view text) {
   if (text == "embedded") return TargetKind::kEmbedded;
   if (text == "nginx") return TargetKind::kNginx;
+  if (text == "haproxy") return TargetKind::kHaproxy;
   if (text == "external") return TargetKind::kExternal;
-  return MakeError(ErrorKind::kUsage,
-                   fmt::format("unknown target '{}' (valid: embedded, nginx, external)", text));
+  return MakeError(
+      ErrorKind::kUsage,
+      fmt::format("unknown target '{}' (valid: embedded, nginx, haproxy, external)", text));
 }
 
 std::string_view TargetKindName(TargetKind kind) {
@@ -55,6 +57,8 @@ std::string_view TargetKindName(TargetKind kind) {
       return "embedded";
     case TargetKind::kNginx:
       return "nginx";
+    case TargetKind::kHaproxy:
+      return "haproxy";
     case TargetKind::kExternal:
       return "external";
   }

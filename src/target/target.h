@@ -17,9 +17,10 @@
 
 namespace pqc::target {
 
-enum class TargetKind { kEmbedded, kNginx, kExternal };
+enum class TargetKind { kEmbedded, kNginx, kHaproxy, kExternal };
 
-// ParseTargetKind: "embedded" | "nginx" | "external"; the error lists the valid names.
+// ParseTargetKind: "embedded" | "nginx" | "haproxy" | "external"; the error lists the valid
+// names.
 Result<TargetKind> ParseTargetKind(std::string_view text);
 std::string_view TargetKindName(TargetKind kind);
 
@@ -37,7 +38,7 @@ struct ServerConfig {
   bool tickets = true, session_cache = true;
   bool early_data =
       false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
-  unsigned threads = 1;      // event-loop threads / nginx workers
+  unsigned threads = 1;      // event-loop threads / nginx workers / HAProxy threads
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
@@ -89,6 +90,8 @@ inline constexpr int64_t kStopGrace = 10'000'000'000;     // SIGKILL after 10 s
 std::unique_ptr<Target> MakeEmbeddedTarget(std::string pqc_bench_exe);
 // MakeNginxTarget: nginx (built by scripts/setup.sh) with a configuration generated per arm.
 std::unique_ptr<Target> MakeNginxTarget(std::string nginx_exe);
+// MakeHaproxyTarget: HAProxy (built by scripts/setup.sh) with a configuration generated per arm.
+std::unique_ptr<Target> MakeHaproxyTarget(std::string haproxy_exe);
 // MakeExternalTarget: a server the tool does not control; Start returns `address` once it
 // accepts connections; Stop has no stats.
 std::unique_ptr<Target> MakeExternalTarget(SocketAddress address);

@@ -1,6 +1,7 @@
-// serve_nginx — `pqc-bench serve --nginx`: nginx in the foreground with serve's flags, for a
-// side-by-side look at the embedded server and a deployed one outside a scenario. The flags
-// are wired in serve.cc; this runs the nginx target driver until SIGINT/SIGTERM.
+// serve_peer — `pqc-bench serve --nginx` / `--haproxy`: a real server in the foreground with
+// serve's flags, for a side-by-side look at the embedded server and a deployed one outside a
+// scenario. The flags are wired in serve.cc; this runs that server's target driver until
+// SIGINT/SIGTERM.
 #pragma once
 
 #include <csignal>
@@ -13,8 +14,9 @@
 
 namespace pqc::cli {
 
-struct NginxServeOptions {
-  std::string nginx_exe;
+struct PeerServeOptions {
+  target::TargetKind kind = target::TargetKind::kNginx;  // nginx or haproxy
+  std::string exe;
   // The chains to serve (written into the work directory), or none when config.certs already
   // names the user's files; cert_names says which, for the "listening on" line.
   std::vector<CertChain> chains;
@@ -27,9 +29,12 @@ struct NginxServeOptions {
 
 // DefaultNginxExe: $PQC_NGINX, else the nginx the build was configured with ("" if neither).
 std::string DefaultNginxExe();
+// DefaultHaproxyExe: $PQC_HAPROXY, else the HAProxy the build was configured with ("" if
+// neither).
+std::string DefaultHaproxyExe();
 
-// ServeNginx: starts nginx, prints "listening on ADDR (...)", waits for a stop (`signals`,
+// ServePeer: starts the server, prints "listening on ADDR (...)", waits for a stop (`signals`,
 // blocked by the caller) or the deadline (0 = none), stops it and prints its CPU.
-int ServeNginx(NginxServeOptions options, StopSignals& signals, int64_t deadline);
+int ServePeer(PeerServeOptions options, StopSignals& signals, int64_t deadline);
 
 }  // namespace pqc::cli

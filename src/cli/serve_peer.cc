@@ -1,4 +1,4 @@
-#include "cli/serve_nginx.h"
+#include "cli/serve_peer.h"
 
 #include <fmt/core.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 namespace pqc::cli {
 namespace {
 
-Result<std::string> MakeWorkDir(const std::string& wanted) {
+Result<std::string> MakeWorkDir(const std::string& wanted, std::string_view server) {
   if (!wanted.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(wanted, ec);
@@ -27,7 +27,9 @@ Result<std::string> MakeWorkDir(const std::string& wanted) {
     }
     return std::filesystem::absolute(wanted).string();
   }
-  std::string tmpl = (std::filesystem::temp_directory_path() / "pqc-bench-nginx-XXXXXX").string();
+  std::string tmpl =
+      (std::filesystem::temp_directory_path() / fmt::format("pqc-bench-{}-XXXXXX", server))
+          .string();
   if (mkdtemp(tmpl.data()) == nullptr) {
     return MakeError(ErrorKind::kIo, fmt::format("cannot create {}: {}", tmpl, strerror(errno)));
   }
@@ -45,13 +47,27 @@ std::string DefaultNginxExe() {
 #endif
 }
 
-int ServeNginx(NginxServeOptions o, StopSignals& signals, int64_t deadline) {
-  if (o.nginx_exe.empty()) {
-    return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--nginx: no nginx given; pass --nginx-exe PATH or set "
-                                          "PQC_NGINX (scripts/setup.sh prints it in env.sh)"));
+std::string DefaultHaproxyExe() {
+  if (const char* env = getenv("PQC_HAPROXY"); env != nullptr && *env != '\0') return env;
+#ifdef PQC_HAPROXY_DEFAULT
+  return PQC_HAPROXY_DEFAULT;
+#else
+  return "";
+#endif
+}
+
+int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
+  const bool nginx = o.kind == target::TargetKind::kNginx;
+  const std::string_view server = target::TargetKindName(o.kind);
+  if (o.exe.empty()) {
+    return ReportError(
+        "serve", MakeError(ErrorKind::kUsage,
+                           nginx ? "--nginx: no nginx given; pass --nginx-exe PATH or set "
+                                   "PQC_NGINX (scripts/setup.sh prints it in env.sh)"
+                                 : "--haproxy: no HAProxy given; pass --haproxy-exe PATH or set "
+                                   "PQC_HAPROXY (scripts/setup.sh prints it in env.sh)"));
   }
-  auto dir = MakeWorkDir(o.work_dir);
+  auto dir = MakeWorkDir(o.work_dir, server);
   if (!dir) return ReportError("serve", dir.error());
   for (size_t i = 0; i < o.chains.size(); ++i) {
     auto files = WriteChainFiles(o.chains[i], fmt::format("{}/cert/{}", *dir, i + 1));
@@ -68,20 +84,21 @@ int ServeNginx(NginxServeOptions o, StopSignals& signals, int64_t deadline) {
   if (placement.listen_host.starts_with('[')) {
     placement.listen_host = placement.listen_host.substr(1, placement.listen_host.size() - 2);
   }
-  auto nginx = target::MakeNginxTarget(o.nginx_exe);
-  auto bound = nginx->Start(o.config, placement, *dir);
+  auto peer = nginx ? target::MakeNginxTarget(o.exe) : target::MakeHaproxyTarget(o.exe);
+  auto bound = peer->Start(o.config, placement, *dir);
   if (!bound) return ReportError("serve", bound.error());
-  fmt::print("listening on {} (nginx, workers {}, cert {}, groups {}, directory {})\n",
-             bound->ToString(), o.config.threads, o.cert_names, o.config.groups, *dir);
+  fmt::print("listening on {} ({}, {} {}, cert {}, groups {}, directory {})\n", bound->ToString(),
+             server, nginx ? "workers" : "threads", o.config.threads, o.cert_names, o.config.groups,
+             *dir);
   std::fflush(stdout);
   const int sig = signals.WaitUntil(deadline);
-  auto stats = nginx->Stop();
+  auto stats = peer->Stop();
   if (!stats) return ReportError("serve", stats.error());
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s, stats->details.value("exit", ""));
-  fmt::print("CPU           user {:.3f} s, sys {:.3f} s (nginx master and workers)\n",
-             stats->cpu_user_s, stats->cpu_sys_s);
-  fmt::print("error log     {}\n", stats->log_path);
+  fmt::print("CPU           user {:.3f} s, sys {:.3f} s ({})\n", stats->cpu_user_s,
+             stats->cpu_sys_s, nginx ? "nginx master and workers" : "haproxy, all threads");
+  fmt::print("log           {}\n", stats->log_path);
   return kExitOk;
 }
 
