@@ -7,22 +7,64 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "report/client_summary.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
 #include "results/run_reader.h"
 #include "scenario/run_facts.h"
 
 namespace pqc::cli {
+namespace {
+
+// ReportClients: `report --clients FILE`, the observatory's summary by client.
+int ReportClients(const std::string& file, const std::string& format, const std::string& output) {
+  if (format != "table" && format != "md" && format != "json" && format != "html") {
+    return ReportError(
+        "report", MakeError(ErrorKind::kUsage, fmt::format("--format {} with --clients (valid: "
+                                                           "table, md, json, html)",
+                                                           format)));
+  }
+  auto rows = results::ReadClientLog(file);
+  if (!rows) return ReportError("report", rows.error());
+  const report::ClientSummary s = report::SummarizeClients(*rows, file);
+  std::ofstream file_out;
+  if (!output.empty()) {
+    file_out.open(output, std::ios::trunc);
+    if (!file_out) {
+      return ReportError(
+          "report", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", output)));
+    }
+  }
+  std::ostream& out = output.empty() ? std::cout : file_out;
+  if (format == "json") {
+    out << report::ClientSummaryJson(s).dump(2) << "\n";
+  } else if (format == "html") {
+    report::WriteClientSummaryHtml(out, s);
+  } else {
+    report::WriteClientSummaryTable(out, s, format == "md");
+  }
+  out.flush();
+  if (!out) {
+    return ReportError("report", MakeError(ErrorKind::kIo, "cannot write the client summary"));
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 int ReportMain(int argc, char** argv) {
   CLI::App app{
       "Print or export the results of a run (a directory under results/, or its "
       "results.sqlite).",
       "pqc-bench report"};
-  std::string path, format = "table", output;
+  std::string path, format = "table", output, clients;
   int resamples = 1000;
   bool write = false;
-  app.add_option("path", path, "run directory or results.sqlite")->required();
+  auto* path_opt = app.add_option("path", path, "run directory or results.sqlite");
+  app.add_option("--clients", clients,
+                 "instead of a run: summarise the client log `serve --clients FILE` wrote, by "
+                 "client (table, md, json or html)")
+      ->excludes(path_opt);
   app.add_option("--format", format, "table | md | csv | json | html")->capture_default_str();
   app.add_option("--output,-o", output, "write to this file instead of standard output");
   app.add_option("--resamples", resamples, "bootstrap resamples per interval")
@@ -31,6 +73,12 @@ int ReportMain(int argc, char** argv) {
   app.add_flag("--write", write,
                "(re)write summary.json, summary.md and report.html in the run's directory");
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  if (!clients.empty()) return ReportClients(clients, format, output);
+  if (path.empty()) {
+    return ReportError("report", MakeError(ErrorKind::kUsage,
+                                           "give a run directory (or its results.sqlite), or "
+                                           "--clients FILE"));
+  }
 
   auto fmt_kind = report::ParseFormat(format);
   if (!fmt_kind) return ReportError("report", fmt_kind.error());

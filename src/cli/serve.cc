@@ -20,6 +20,7 @@
 #include "core/stop_signals.h"
 #include "core/units.h"
 #include "net/address.h"
+#include "results/client_log.h"
 #include "server/embedded_server.h"
 #include "server/server_stats_json.h"
 #include "tls/algorithms.h"
@@ -107,7 +108,7 @@ void PrintSummary(const ServerStats& s) {
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
   std::string listen = "127.0.0.1:8443", groups = kDefaultServerGroups, tickets = "on",
-              cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
+              cache = "on", early_data = "off", ciphersuites, write_ca, stats_json, clients,
               nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
@@ -115,6 +116,7 @@ struct ServeFlags {
   bool use_nginx = false, use_haproxy = false;
   int threads = 1;
   size_t max_connections = 20'000;
+  uint64_t clients_max = results::kDefaultMaxClientRows;
   ProviderFlags providers;
 };
 
@@ -166,6 +168,16 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
   AddProviderFlags(app, f.providers);
   app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
+  auto* clients_opt = app.add_option(
+      "--clients", f.clients,
+      "record every connection's ClientHello (groups, key shares, signature algorithms, …), "
+      "what it negotiated and its User-Agent into this SQLite file; `report --clients FILE` "
+      "summarises it by client");
+  app.add_option("--clients-max", f.clients_max,
+                 "rows --clients keeps, at most (more connections are counted as dropped)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}))
+      ->needs(clients_opt);
   auto* nginx_opt = app.add_flag("--nginx", f.use_nginx,
                                  "run nginx with these flags instead of the embedded server");
   app.add_option("--nginx-exe", f.nginx_exe, "nginx binary (default: $PQC_NGINX, else the build's)")
@@ -270,6 +282,13 @@ int ServeEmbedded(const ServeFlags& f) {
   // Blocked before any server thread exists, so that every thread inherits the mask and the
   // signals wait for sigwait below instead of killing the process mid-run.
   StopSignals signals;
+  std::unique_ptr<results::ClientLogWriter> clients;
+  if (!f.clients.empty()) {
+    auto w = results::ClientLogWriter::Open(f.clients, f.clients_max);
+    if (!w) return ReportError("serve", w.error());
+    clients = std::move(*w);
+    options.clients = clients.get();
+  }
   auto server = EmbeddedServer::Start(options);
   if (!server) return ReportError("serve", Explain(server.error()));
   fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
@@ -280,6 +299,15 @@ int ServeEmbedded(const ServeFlags& f) {
   ServerStats stats = (*server)->Wait();
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   PrintSummary(stats);
+  if (clients) {
+    Status closed = clients->Close();
+    fmt::print("clients       {} connections recorded in {}{}\n", clients->written(), f.clients,
+               clients->dropped() > 0
+                   ? fmt::format(" ({} dropped: over --clients-max or a writer backlog)",
+                                 clients->dropped())
+                   : "");
+    if (!closed) return ReportError("serve", closed.error());
+  }
   if (!f.stats_json.empty()) {
     if (Status s = WriteServerStatsJson(stats, f.stats_json); !s) {
       return ReportError("serve", s.error());
@@ -304,6 +332,11 @@ int ServeMain(int argc, char** argv) {
     flags.groups = TolerantGroupList(flags.groups);
   }
   const bool peer = flags.use_nginx || flags.use_haproxy;
+  if (peer && !flags.clients.empty()) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--clients: the embedded server only (it is the one "
+                                          "that reads each ClientHello)"));
+  }
   if (peer && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--stats-json: the embedded server only (nginx and "

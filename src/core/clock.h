@@ -16,6 +16,14 @@ inline Nanos MonotonicNow() {
   return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// UnixNowNs: the wall clock (CLOCK_REALTIME), for timestamps a reader compares with dates —
+// never subtracted from a monotonic one.
+inline int64_t UnixNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 inline double NanosToMicros(Nanos ns) {
   return static_cast<double>(ns) / 1e3;
 }

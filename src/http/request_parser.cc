@@ -27,6 +27,7 @@ void RequestParser::Reset() {
   state_ = State::kRequestLine;
   bytes_ = 0;
   target_.clear();
+  user_agent_.clear();
   is_head_ = false;
   http10_ = false;
   has_host_ = false;
@@ -126,6 +127,8 @@ bool RequestParser::OnHeaderLine(std::string_view line) {
   if (http::EqualsIgnoreCase(name, "host")) {
     if (has_host_) return Fail(RequestErrorClass::kBadRequest, "more than one Host header");
     has_host_ = true;
+  } else if (http::EqualsIgnoreCase(name, "user-agent")) {
+    user_agent_.assign(value);  // bounded: the head is at most max_bytes
   } else if (http::EqualsIgnoreCase(name, "connection")) {
     connection_close_ = connection_close_ || http::HasToken(value, "close");
     connection_keep_alive_ = connection_keep_alive_ || http::HasToken(value, "keep-alive");

@@ -40,6 +40,9 @@ class RequestParser {
   bool is_head() const { return is_head_; }
   // target: the request-target as sent ("/payload/1K", possibly with "?query").
   const std::string& target() const { return target_; }
+  // user_agent: the User-Agent header's value ("" if none): what the observatory names a
+  // client by.
+  const std::string& user_agent() const { return user_agent_; }
   // keep_alive: HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive".
   bool keep_alive() const { return keep_alive_; }
   RequestErrorClass error_class() const { return error_class_; }
@@ -58,6 +61,7 @@ class RequestParser {
   State state_ = State::kRequestLine;
   size_t bytes_ = 0;
   std::string target_;
+  std::string user_agent_;
   bool is_head_ = false;
   bool http10_ = false;
   bool has_host_ = false;

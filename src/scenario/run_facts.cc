@@ -48,12 +48,6 @@ void FillRunFacts(results::RunInfo& info) {
   }
 }
 
-int64_t UnixNowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 std::string UtcIso(int64_t unix_ns) {
   return Format(unix_ns, "%Y-%m-%dT%H:%M:%SZ");
 }

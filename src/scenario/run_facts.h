@@ -24,6 +24,6 @@ void FillStoredNetworkFacts(results::RunInfo& info);
 // UtcNow / UtcIso: "2026-11-30T03:04:05Z"; UtcCompact: "20261130T030405Z" (directory names).
 std::string UtcIso(int64_t unix_ns);
 std::string UtcCompact(int64_t unix_ns);
-int64_t UnixNowNs();
+using pqc::UnixNowNs;  // core/clock.h
 
 }  // namespace pqc::scenario

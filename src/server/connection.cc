@@ -30,7 +30,16 @@ Connection::Connection(ScopedFd fd, SslPtr ssl, const ConnectionEnv* env, Nanos 
       env_(env),
       stats_(*env->stats),
       interest_(kIoRead),
-      deadline_(now + env->handshake_timeout) {}
+      deadline_(now + env->handshake_timeout) {
+  if (env->clients != nullptr) {
+    observer_ = std::make_unique<ClientObserver>(ssl_.get(), fd_.get(), env->clients);
+  }
+}
+
+// The observer finishes (and hands its record over) before the SSL it reads is freed.
+Connection::~Connection() {
+  observer_.reset();
+}
 
 Connection::Next Connection::OnReady(Nanos now) {
   now_ = now;
@@ -74,6 +83,7 @@ Connection::Next Connection::Handshake() {
   errno = 0;
   int rc = SSL_do_handshake(ssl_.get());
   if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+  if (observer_) observer_->HandshakeDone(ssl_.get());
   if (SSL_session_reused(ssl_.get()) == 1) {
     ++stats_.handshakes_resumed;
   } else {
@@ -177,6 +187,10 @@ Connection::Step Connection::ReadRequest() {
 void Connection::PrepareResponse() {
   mid_request_ = false;
   ++stats_.requests;
+  if (observer_) {
+    observer_->FirstRequest(parser_.user_agent());
+    observer_.reset();
+  }
   Route route;
   bool head = false;
   if (parser_.status() == ParseStatus::kError) {
@@ -287,6 +301,7 @@ Connection::Step Connection::Blocked(int rc, int saved_errno) {
     default:
       break;
   }
+  if (observer_ && state_ == State::kHandshake) observer_->HandshakeFailed(f.reason);
   if (!f.reason.empty()) stats_.last_tls_error = std::move(f.reason);
   if (state_ == State::kHandshake) {
     HandshakeFailures& h = stats_.handshake_failures;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "core/fd.h"
 #include "http/request_parser.h"
 #include "http/routes.h"
+#include "server/client_observer.h"
 #include "server/server_stats.h"
 #include "tls/ossl_ptr.h"
 
@@ -28,9 +30,10 @@ namespace pqc::server {
 struct ConnectionEnv {
   Nanos handshake_timeout = 0;
   Nanos idle_timeout = 0;
-  std::span<const char> payload;  // MakePayloadBuffer(), shared by all threads (read-only)
-  std::span<char> scratch;        // this thread's read buffer
-  ServerStats* stats = nullptr;   // this thread's counters
+  std::span<const char> payload;        // MakePayloadBuffer(), shared by all threads (read-only)
+  std::span<char> scratch;              // this thread's read buffer
+  ServerStats* stats = nullptr;         // this thread's counters
+  ClientRecordSink* clients = nullptr;  // the observatory's sink (serve --clients), or none
 };
 
 class Connection {
@@ -43,6 +46,7 @@ class Connection {
 
   // ssl must already be attached to fd in accept state.
   Connection(ScopedFd fd, SslPtr ssl, const ConnectionEnv* env, Nanos now);
+  ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -99,6 +103,8 @@ class Connection {
   bool early_read_done_ = false;
   bool early_writing_ = false;   // the early request's response is being written
   bool early_answered_ = false;  // it has been
+
+  std::unique_ptr<ClientObserver> observer_;  // when env->clients is set
 };
 
 }  // namespace pqc::server

@@ -11,6 +11,7 @@
 #include "server/server_groups.h"
 #include "server/worker.h"
 #include "tls/context.h"
+#include "tls/hello_capture.h"
 
 namespace pqc {
 namespace {
@@ -57,8 +58,9 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const ServerOption
   if (!bound) return bound.error();
   server->address_ = *bound;
 
+  if (options.clients != nullptr) InstallHelloCheck(server->ctx_.get());
   const server::WorkerSettings settings{options.handshake_timeout, options.idle_timeout,
-                                        options.max_connections_per_thread};
+                                        options.max_connections_per_thread, options.clients};
   for (ScopedFd& fd : *listeners) {
     auto worker =
         server::Worker::Create(std::move(fd), server->ctx_.get(), server->payload_, settings);

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "net/address.h"
 #include "tls/cert_chain.h"
+#include "tls/client_record.h"
 #include "tls/context.h"
 
 namespace pqc {
@@ -30,6 +31,9 @@ struct ServerOptions {
   Nanos idle_timeout = 60'000'000'000;         // no progress on an established connection
   size_t max_connections_per_thread = 20'000;  // beyond: accepted and closed at once
   int backlog = 4096;                          // per listener (the kernel caps it)
+  // The observatory (serve --clients): every connection's ClientHello and outcome go here
+  // (thread-safe; outlives the server). nullptr: nothing is captured, nothing costs.
+  ClientRecordSink* clients = nullptr;
 };
 
 }  // namespace pqc

@@ -58,6 +58,7 @@ Worker::Worker(std::unique_ptr<EventLoop> loop, ScopedFd listener, SSL_CTX* ctx,
   env_.payload = payload;
   env_.scratch = scratch_;
   env_.stats = &stats_;
+  env_.clients = settings.clients;
 }
 
 Worker::~Worker() {

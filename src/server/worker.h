@@ -23,6 +23,7 @@ struct WorkerSettings {
   Nanos handshake_timeout = 0;
   Nanos idle_timeout = 0;
   size_t max_connections = 0;
+  ClientRecordSink* clients = nullptr;  // the observatory's sink, or none
 };
 
 class Worker {

@@ -1,0 +1,19 @@
+#include "tls/client_record.h"
+
+namespace pqc {
+
+std::string_view ClientOutcomeName(ClientOutcome o) {
+  switch (o) {
+    case ClientOutcome::kOk:
+      return "ok";
+    case ClientOutcome::kFailed:
+      return "failed";
+    case ClientOutcome::kMalformed:
+      return "malformed";
+    case ClientOutcome::kOversize:
+      return "oversize";
+  }
+  return "failed";
+}
+
+}  // namespace pqc
