@@ -16,9 +16,10 @@ src/client/connection.cc and summary.cc here):
   ttfb = request sent (after SSL_write() returned) → first decrypted response byte. Our sum
   leaves out the SSL_write() itself (tls_done → sent, which on loopback holds the send
   system call's delivery to the server); `gap` below is its mean, from --samples.
-- h2load's --log-file: per request, the request submitted (before its write, which the
-  event loop does on its next turn) → the response complete. Ours: the response phase, sent
-  → last byte.
+- h2load's --log-file: per request, the request submitted (right after the handshake,
+  before its write, which the event loop does on its next turn) → the response complete.
+  Ours: the response phase, sent → last byte, which leaves out the SSL_write(); the
+  like-for-like is tls_done → last byte (`from tls_done`, from --samples).
 - Both set TCP_NODELAY, sleep in epoll (no --busy-poll here), offer exactly one group (one
   key share) and one TLS 1.3 cipher suite, and send SNI "localhost"; h2load verifies no
   certificate, so load runs without --ca too (--verify adds it on our side).
@@ -194,12 +195,16 @@ def run_load(bench, place, rate, seconds, work, tag, verify):
     place.run(load_cmd(bench, place.group, rate, seconds, js, samples, verify),
               os.path.join(work, f"load-{tag}.out"), timeout=300)
     doc = json.load(open(js))
-    gaps = []
+    gaps, tail = [], []
     with open(samples) as f:
         for row in csv.DictReader(f):
             if row["measured"] in ("1", "true") and row["error"] in ("", "none"):
                 gaps.append(float(row["req_sent_us"]) - float(row["tls_done_us"]))
+                tail.append(float(row["req_last_byte_us"]) - float(row["tls_done_us"]))
     doc["gap_mean_us"] = statistics.fmean(gaps) if gaps else None
+    # h2load stamps its request when it queues it, right after the handshake: its log's
+    # like-for-like is ours from tls_done (the SSL_write() included) to the last byte.
+    doc["tail_mean_us"] = statistics.fmean(tail) if tail else None
     return doc
 
 
@@ -218,6 +223,7 @@ def compare(h2, ld):
         "ttfb_ratio": ours_ttfb / h2["ttfb"]["mean"],
         "h2_req": h2_req, "ours_resp": ph["response"]["mean"],
         "req_ratio": ph["response"]["mean"] / h2_req,
+        "ours_tail": ld["tail_mean_us"], "tail_ratio": ld["tail_mean_us"] / h2_req,
         "gap": ld["gap_mean_us"],
         "h2_n": len(h2["log"]), "h2_200": sum(1 for r in h2["log"] if r[1] == 200),
         "h2_ok": h2["succeeded"], "ours_n": ld["connections"],
@@ -256,7 +262,8 @@ def print_round(rnd, rtt_ms, group, c):
     print(f"round {rnd}: rtt {rtt_ms:3} ms {group:15} "
           f"c+h h2load {c['h2_hs']:9.1f} ours {c['ours_hs']:9.1f} ({c['hs_ratio']:5.3f})  "
           f"ttfb h2load {c['h2_ttfb']:9.1f} ours {c['ours_ttfb']:9.1f} ({c['ttfb_ratio']:5.3f})  "
-          f"req h2load {c['h2_req']:8.1f} ours {c['ours_resp']:8.1f}  gap {c['gap']:5.1f}  "
+          f"req h2load {c['h2_req']:8.1f} ours {c['ours_resp']:8.1f}, from tls_done "
+          f"{c['ours_tail']:8.1f} ({c['tail_ratio']:5.3f})  gap {c['gap']:5.1f}  "
           f"n {c['h2_200']}/{c['h2_n']} 200, ours {c['ours_n']} {c['ours_groups']}", flush=True)
 
 
@@ -265,9 +272,10 @@ def summary_table(rows, rounds):
     med = statistics.median
     lines = [f"| RTT | group | h2load connect µs | ours connect+handshake µs | ratio | "
              f"h2load ttfb µs | ours c+h+ttfb µs | ratio | h2load req→resp µs (log) | "
-             f"ours response µs | ratio | tls_done→sent µs | requests 200 (h2load) |",
+             f"ours response µs | ratio | ours tls_done→last µs | ratio | tls_done→sent µs | "
+             f"requests 200 (h2load) |",
              "| ---: | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-             "---: | ---: |"]
+             "---: | ---: | ---: | ---: |"]
     for (rtt_ms, group), cs in rows.items():
         rtt = "loopback" if rtt_ms == 0 else f"{rtt_ms} ms"
         ok = sum(c["h2_200"] for c in cs)
@@ -278,6 +286,7 @@ def summary_table(rows, rounds):
             f"{med(c['h2_ttfb'] for c in cs):.1f} | {med(c['ours_ttfb'] for c in cs):.1f} | "
             f"{med(c['ttfb_ratio'] for c in cs):.3f} | {med(c['h2_req'] for c in cs):.1f} | "
             f"{med(c['ours_resp'] for c in cs):.1f} | {med(c['req_ratio'] for c in cs):.3f} | "
+            f"{med(c['ours_tail'] for c in cs):.1f} | {med(c['tail_ratio'] for c in cs):.3f} | "
             f"{med(c['gap'] for c in cs):.1f} | {ok}/{n} |")
     return "\n".join(lines) + f"\n(medians of {rounds} interleaved rounds)"
 
