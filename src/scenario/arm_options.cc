@@ -71,6 +71,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.tickets = s.tickets;
   c.session_cache = s.session_cache;
   c.early_data = s.early_data;
+  c.record_clients = s.record_clients;
   c.threads = s.server_threads;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;

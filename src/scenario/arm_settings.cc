@@ -353,6 +353,11 @@ constexpr std::array kKeys = {
                "server accepts 0-RTT early data on its tickets, with anti-replay (true/false)",
                K::kServer, true, "", &SetBool<&ArmSettings::early_data>,
                &Echo<&ArmSettings::early_data>},
+    SettingKey{"target", "record_clients",
+               "the embedded server records every connection's ClientHello and outcome into the "
+               "trial directory's clients.sqlite (report --clients; true/false)",
+               K::kServer, true, "", &SetBool<&ArmSettings::record_clients>,
+               &Echo<&ArmSettings::record_clients>},
     SettingKey{"target", "target",
                "server of the arm: embedded | nginx | haproxy | external (in [target], spelt kind)",
                K::kTarget, false, "",
@@ -654,6 +659,12 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     return fail(
         "mode early needs early_data = true on the server (or expect_early_rejected = true, to "
         "measure a server that refuses it)");
+  }
+  if (s.record_clients && s.target != TargetKind::kEmbedded) {
+    return fail(
+        fmt::format("record_clients needs target = \"embedded\" (the server that reads "
+                    "each ClientHello), not {}",
+                    TargetKindName(s.target)));
   }
   if (s.early_data && !s.session_cache) {
     return fail(

@@ -61,6 +61,9 @@ struct ArmSettings {
   bool tickets = true;
   bool session_cache = true;
   bool early_data = false;  // the server's tickets allow 0-RTT early data (mode early)
+  // The observatory on the embedded server: every connection's ClientHello and outcome in the
+  // trial directory's clients.sqlite (`report --clients`). Off by default: it costs the server.
+  bool record_clients = false;
   // expect_early_rejected: an `early` arm measuring a server that refuses early data.
   bool expect_early_rejected = false;
   TargetKind target = TargetKind::kEmbedded;
@@ -118,8 +121,8 @@ const SettingKey* FindSettingKey(std::string_view name);
 // `section` unless it is empty.
 std::string SettingKeyNames(std::string_view section = {});
 
-// ToolRunsServer: whether the tool starts and configures the arm's server (embedded, nginx, HAProxy).
-// An external server is as its operator configured it: the server-side keys below do not
+// ToolRunsServer: whether the tool starts and configures the arm's server (embedded, nginx,
+// HAProxy). An external server is as its operator configured it: the server-side keys below do not
 // apply to it.
 bool ToolRunsServer(const ArmSettings& s);
 // ApplyText: a value given as text (`run --set KEY=VALUE`, a `load` flag): read as TOML when

@@ -62,6 +62,11 @@ class EmbeddedTarget final : public Target {
                                    AbsolutePath(cert.key_file)});
     }
     if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});
+    clients_path_.clear();
+    if (c.record_clients) {
+      clients_path_ = AbsolutePath(work_dir + "/clients.sqlite");
+      o.argv.insert(o.argv.end(), {"--clients", clients_path_});
+    }
     if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
     o.output_path = log_path_;
     o.netns_path = p.netns_path;
@@ -116,6 +121,7 @@ class EmbeddedTarget final : public Target {
     }
     st.details = std::move(j);
     st.details["exit"] = e->Describe();
+    if (!clients_path_.empty()) st.details["clients_file"] = clients_path_;
     return st;
   }
 
@@ -124,7 +130,7 @@ class EmbeddedTarget final : public Target {
  private:
   std::string exe_;
   ChildProcess child_;
-  std::string log_path_, stats_path_;
+  std::string log_path_, stats_path_, clients_path_;
 };
 
 }  // namespace

@@ -38,8 +38,9 @@ struct ServerConfig {
   bool tickets = true, session_cache = true;
   bool early_data =
       false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
-  unsigned threads = 1;      // event-loop threads / nginx workers / HAProxy threads
-  std::string ciphersuites;  // empty = OpenSSL default
+  bool record_clients = false;  // embedded only: serve --clients <work_dir>/clients.sqlite
+  unsigned threads = 1;         // event-loop threads / nginx workers / HAProxy threads
+  std::string ciphersuites;     // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
   // OpenSSL providers the server loads, in order (empty: the default provider), where their
