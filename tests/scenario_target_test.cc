@@ -34,7 +34,8 @@ TEST(ScenarioTarget, KindIsTheTargetSettingAndSetOverridesIt) {
   EXPECT_EQ(n->target, "nginx");
   auto bad = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=apache"}});
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("valid: embedded, nginx, haproxy, external"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("valid: embedded, nginx, haproxy, external"),
+            std::string::npos)
       << bad.error().message;
 }
 
@@ -105,20 +106,22 @@ TEST(ScenarioTarget, BusyPollReachesTheLoadOptionsAndTheLinkStudiesUseIt) {
   }
 }
 
-TEST(ScenarioTarget, CapacityScenarioCoversBothTargetsAndTheChains) {
+TEST(ScenarioTarget, CapacityScenarioCoversTheThreeTargetsAndTheChains) {
   auto s = ParseScenarioFile(
       (std::filesystem::path(PQC_SOURCE_DIR) / "scenarios" / "09-server-capacity.toml").string(),
       {});
   ASSERT_TRUE(s) << s.error().message;
   auto plan = MakePlan(*s);
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_EQ(plan->arms.size(), 16u);  // 2 targets × 2 groups × 4 chains
+  EXPECT_EQ(plan->arms.size(), 24u);  // 3 targets × 2 groups × 4 chains
   for (const Arm& a : plan->arms) {
     EXPECT_EQ(a.settings.server_threads, 1u);
     EXPECT_GT(a.settings.closed_loop, 0u);
     EXPECT_EQ(ModeText(a.settings.mode), "fresh");
   }
   EXPECT_EQ(plan->arms.front().label, "embedded · X25519 · ecdsa-p256");
+  EXPECT_EQ(plan->arms.back().label, "haproxy · X25519MLKEM768 · ml-dsa-87");
+  EXPECT_EQ(s->target, "embedded, nginx, haproxy");
 }
 
 }  // namespace

@@ -463,7 +463,9 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   std::string text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
   for (const char* want :
        {"nbthread 3\n", "maxconn 480\n", "tune.ssl.cachesize 0\n",
-        "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1 crt \"/w/haproxy-cert/1.pem\" "
+        "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers "
+        "default-crt "
+        "\"/w/haproxy-cert/1.pem\" "
         "curves \"X25519MLKEM768/X25519\" ciphersuites \"TLS_AES_128_GCM_SHA256\" "
         "no-tls-tickets\n",
         "http-request return status 200 content-type text/plain file \"/w/haproxy-www/ok\" if "
@@ -481,7 +483,8 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   EXPECT_EQ(text.find("cachesize"), std::string::npos) << text;
   EXPECT_EQ(text.find("no-tls-tickets"), std::string::npos) << text;
   for (const char* want :
-       {"bind ipv6@::1:4433 ssl", "crt \"/w/haproxy-cert/1.pem\" crt \"/w/haproxy-cert/2.pem\"",
+       {"bind ipv6@::1:4433 ssl",
+        "default-crt \"/w/haproxy-cert/1.pem\" default-crt \"/w/haproxy-cert/2.pem\"",
         " allow-0rtt\n", "lua-load-per-thread \"/w/haproxy-payload.lua\"",
         "http-request use-service lua.payload if { path_beg /payload/ }"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;

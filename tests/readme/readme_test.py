@@ -185,10 +185,10 @@ def main():
     def capacity(out, before):
         d = runs.new_since(before, "09-server-capacity")
         s = summary_of(d)
-        assert len(s["arms"]) == 16, f'{len(s["arms"])} arms'
+        assert len(s["arms"]) == 24, f'{len(s["arms"])} arms'
         failed = [a["label"] for a in s["arms"] if a["status"] == "failed"]
         assert not failed, f"failed arms: {failed}"
-        assert "nginx" in s["run"]["target"], s["run"]["target"]
+        assert s["run"]["target"] == "embedded, nginx, haproxy", s["run"]["target"]
         assert s["capacity"], "no capacity section"
 
     def nginx(out, before):
@@ -196,6 +196,27 @@ def main():
         s = summary_of(d)
         arms_ok(s, 2)
         assert s["run"]["target"] == "nginx", s["run"]["target"]
+
+    def haproxy(out, before):
+        d = runs.new_since(before, "01-fresh-handshake")
+        s = summary_of(d)
+        arms_ok(s, 2)
+        assert s["run"]["target"] == "haproxy", s["run"]["target"]
+
+    clients_ca, clients_db = "/tmp/pqc-clients-ca.pem", "/tmp/pqc-clients.sqlite"
+
+    def clients_serve(out, before):
+        assert os.path.exists(clients_ca), f"serve did not write {clients_ca}"
+        assert os.path.exists(clients_db), f"serve --clients did not create {clients_db}"
+
+    def clients_curl(out, before):
+        assert out.strip().endswith("OK"), out[-500:]
+
+    def clients_report(out, before):
+        # curl (the system's OpenSSL 3.0: no ML-KEM) is one client, and fell back to X25519.
+        rows = [l for l in out.splitlines() if l.startswith("curl/")]
+        assert rows, out[-3000:]
+        assert "X25519 " in rows[0] and "100.0 %" in rows[0], rows[0]
 
     def link(out, before):
         assert "X25519MLKEM768" in out, "no negotiated group in the output"
@@ -284,6 +305,17 @@ def main():
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=nginx",
          f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=nginx "
          f"{SHORT_RUN}", False, False, 120, nginx),
+        ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=haproxy",
+         f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=haproxy "
+         f"{SHORT_RUN}", False, False, 120, haproxy),
+        (f"build/src/pqc-bench serve --listen 127.0.0.1:8444 --write-ca {clients_ca} --clients "
+         f"{clients_db} &", "background", True, False, 20, clients_serve),
+        (f"curl --cacert {clients_ca} https://127.0.0.1:8444/", "verbatim:0", False, False, 30,
+         clients_curl),
+        # The writer flushes every 200 ms: a person typing the next command is slower than that.
+        (f"build/src/pqc-bench report --clients {clients_db}",
+         f"sleep 1 && build/src/pqc-bench report --clients {clients_db}", False, False, 30,
+         clients_report),
         ("build/src/pqc-bench link --rtt 50ms --server='--cert ml-dsa-87/ml-dsa-87/ml-dsa-87' -- "
          "sh -c 'build/src/pqc-bench load --target $PQC_TARGET --ca $PQC_CA --groups "
          "X25519MLKEM768 --rate 20 --duration 5s'", "shorten:--duration 5s:--duration 1s", False,
@@ -409,7 +441,7 @@ def main():
         runs.cleanup()
         for d in compare_dirs:
             shutil.rmtree(d, ignore_errors=True)
-        for f in (ca, arm_json):
+        for f in (ca, arm_json, clients_ca, clients_db, clients_db + "-wal", clients_db + "-shm"):
             if os.path.exists(f):
                 os.remove(f)
     for f in failures:
