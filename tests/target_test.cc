@@ -451,7 +451,9 @@ TEST(TargetKindTest, ParsesTheFourNames) {
   EXPECT_NE(bad.error().message.find("embedded, nginx, haproxy, external"), std::string::npos);
 }
 
-TEST(HaproxyConfigTest, FollowsTheArm) {
+// ConfigTestArm: the arm both configuration generators are checked against: HRR-forcing
+// groups, tickets and cache off, three threads, one cipher suite.
+ServerConfig ConfigTestArm() {
   ServerConfig c;
   c.groups = "X25519MLKEM768/X25519";
   c.certs = {{"/d/chain.pem", "/d/key.pem"}};
@@ -459,6 +461,11 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   c.session_cache = false;
   c.threads = 3;
   c.ciphersuites = "TLS_AES_128_GCM_SHA256";
+  return c;
+}
+
+TEST(HaproxyConfigTest, FollowsTheArm) {
+  ServerConfig c = ConfigTestArm();
   const HaproxyFiles f = HaproxyFilesIn("/w");
   std::string text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
   for (const char* want :
@@ -499,13 +506,7 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
 }
 
 TEST(NginxConfigTest, FollowsTheArm) {
-  ServerConfig c;
-  c.groups = "X25519MLKEM768/X25519";
-  c.certs = {{"/d/chain.pem", "/d/key.pem"}};
-  c.tickets = false;
-  c.session_cache = false;
-  c.threads = 3;
-  c.ciphersuites = "TLS_AES_128_GCM_SHA256";
+  ServerConfig c = ConfigTestArm();
   std::string text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
   for (const char* want :
        {"worker_processes 3;", "listen 127.0.0.1:4433 ssl;", "ssl_protocols TLSv1.3;",

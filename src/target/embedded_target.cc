@@ -103,11 +103,7 @@ class EmbeddedTarget final : public Target {
     if (!child_.owned()) return MakeError(ErrorKind::kUsage, "embedded target: not started");
     auto e = child_.Terminate(kStopGrace);
     if (!e) return e.error();
-    TargetStats st;
-    st.cpu_user_s = e->cpu_user_s;
-    st.cpu_sys_s = e->cpu_sys_s;
-    st.wall_s = e->wall_s;
-    st.log_path = log_path_;
+    TargetStats st = StatsOfExit(*e, log_path_);
     std::ifstream in(stats_path_);
     nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {

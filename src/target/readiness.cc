@@ -94,4 +94,13 @@ std::string ReadTail(const std::string& path, size_t max_bytes) {
   return s;
 }
 
+TargetStats StatsOfExit(const ChildExit& e, std::string log_path) {
+  TargetStats st;
+  st.cpu_user_s = e.cpu_user_s;
+  st.cpu_sys_s = e.cpu_sys_s;
+  st.wall_s = e.wall_s;
+  st.log_path = std::move(log_path);
+  return st;
+}
+
 }  // namespace pqc::target

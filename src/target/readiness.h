@@ -7,9 +7,11 @@
 #include <functional>
 #include <string>
 
+#include "core/child_process.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "net/address.h"
+#include "target/target.h"
 
 namespace pqc::target {
 
@@ -31,6 +33,10 @@ Result<uint16_t> PickFreePort(const std::string& host, const std::string& netns_
 // error (e.g. the child exited), or the deadline passes.
 Status WaitUntilAccepting(const SocketAddress& addr, const std::string& netns_path, Nanos deadline,
                           const std::function<Status()>& gave_up);
+
+// StatsOfExit: the stats every driver reads from its child's exit (CPU from its own rusage,
+// wall time), its log at log_path.
+TargetStats StatsOfExit(const ChildExit& e, std::string log_path);
 
 // ReadTail: the last `max_bytes` of a log file, for error messages ("" if unreadable).
 std::string ReadTail(const std::string& path, size_t max_bytes = 2000);

@@ -60,11 +60,7 @@ Result<TargetStats> SpawnedServerTarget::Stop() {
   }
   auto e = child_.Terminate(kStopGrace);
   if (!e) return e.error();
-  TargetStats st;
-  st.cpu_user_s = e->cpu_user_s;
-  st.cpu_sys_s = e->cpu_sys_s;
-  st.wall_s = e->wall_s;
-  st.log_path = launch_.log_path.empty() ? out_path_ : launch_.log_path;
+  TargetStats st = StatsOfExit(*e, launch_.log_path.empty() ? out_path_ : launch_.log_path);
   st.details = {{"config", launch_.config_path},
                 {"output", out_path_},
                 {"exit", e->Describe()},
