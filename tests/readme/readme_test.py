@@ -366,7 +366,7 @@ def main():
         if cmd not in shown:
             failures.append(f"step's command is in none of {', '.join(PAGES)} any more: {cmd}")
     passed = 0
-    saturated = []
+    saturated_steps = []
     try:
         for readme, how, bg, needs_root, limit, check in steps:
             if readme not in shown:
@@ -430,7 +430,7 @@ def main():
                         break
                     except Saturated as e:
                         if attempt == 2:
-                            saturated.append(readme)
+                            saturated_steps.append(readme)
                             print(f"  SATURATED twice (the tool's own check; not failed): {e}"[:600],
                                   flush=True)
                             break
@@ -456,7 +456,7 @@ def main():
         for f in (ca, arm_json, clients_ca, clients_db, clients_db + "-wal", clients_db + "-shm"):
             if os.path.exists(f):
                 os.remove(f)
-    for f in saturated:
+    for f in saturated_steps:
         print(f"SATURATED (not failed): {f}")
     for f in failures:
         print(f"FAIL: {f}")
