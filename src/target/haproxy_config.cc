@@ -184,10 +184,7 @@ Status WriteHaproxyFiles(const ServerConfig& c, const std::string& listen, const
       !s) {
     return s;
   }
-  if (const std::string ossl = OpensslConfigText(c); !ossl.empty()) {
-    return WriteTextFile("haproxy target", f.openssl_conf, ossl);
-  }
-  return {};
+  return WriteOpensslConfig("haproxy target", c, f.openssl_conf);
 }
 
 }  // namespace pqc::target

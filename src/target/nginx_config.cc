@@ -97,10 +97,7 @@ Status WriteNginxFiles(const ServerConfig& c, const std::string& listen, const N
       !s) {
     return s;
   }
-  if (const std::string ossl = OpensslConfigText(c); !ossl.empty()) {
-    return WriteTextFile("nginx target", f.openssl_conf, ossl);
-  }
-  return {};
+  return WriteOpensslConfig("nginx target", c, f.openssl_conf);
 }
 
 }  // namespace pqc::target

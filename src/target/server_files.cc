@@ -103,4 +103,10 @@ Status WriteTextFile(const std::string& what, const std::string& path, const std
   return {};
 }
 
+Status WriteOpensslConfig(const std::string& what, const ServerConfig& c, const std::string& path) {
+  const std::string text = OpensslConfigText(c);
+  if (text.empty()) return {};
+  return WriteTextFile(what, path, text);
+}
+
 }  // namespace pqc::target

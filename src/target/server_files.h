@@ -31,6 +31,11 @@ std::string OpensslConfigText(const ServerConfig& config);
 // which its configuration sizes its connection limit by.
 uint64_t MaxServerFds();
 
+// WriteOpensslConfig: OpensslConfigText(config) into `path` when the arm has providers of its
+// own (nothing otherwise); `what` names the server in the error.
+Status WriteOpensslConfig(const std::string& what, const ServerConfig& config,
+                          const std::string& path);
+
 // WriteTextFile: `text` as the whole of `path`; `what` names the file in the error.
 Status WriteTextFile(const std::string& what, const std::string& path, const std::string& text);
 
