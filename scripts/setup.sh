@@ -41,7 +41,7 @@ flock 9
 PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 procps libpcre2-dev zlib1g-dev libev-dev liblua5.4-dev
+  iproute2 procps libpcre2-dev zlib1g-dev libev-dev liblua5.4-dev slurm-wlm munge python3-yaml
   clang libclang-rt-14-dev ca-certificates xz-utils python3 python3-jsonschema chromium ccache git)
 # Node.js: a machine may already have its own (e.g. a vendor's nodejs package that bundles
 # npm); Debian's nodejs/npm would replace or conflict with it, so they are added only when
