@@ -30,5 +30,6 @@ int ReportMain(int argc, char** argv);
 int SpeedMain(int argc, char** argv);
 int LinkMain(int argc, char** argv);
 int CompareMain(int argc, char** argv);
+int MergeMain(int argc, char** argv);
 
 }  // namespace pqc::cli

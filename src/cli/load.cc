@@ -12,6 +12,7 @@
 #include "cli/arm_flags.h"
 #include "cli/command.h"
 #include "cli/provider_flags.h"
+#include "cli/shard_flags.h"
 #include "client/load_runner.h"
 #include "client/samples_csv.h"
 #include "client/summary.h"
@@ -164,11 +165,26 @@ int LoadMain(int argc, char** argv) {
   app.get_option("--requests")->description("requests per connection (default 1; reuse: 10)");
   ProviderFlags providers;
   AddProviderFlags(app, providers);
+  ShardFlags shard_flags;
+  AddShardFlags(app, shard_flags, /*run=*/false);
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
+  auto shard = ParseShardFlag(shard_flags);
+  if (!shard) return ReportError("load", shard.error());
+  auto start_at = ParseStartAt(shard_flags);
+  if (!start_at) return ReportError("load", start_at.error());
   if (Status st = LoadProviders(providers); !st) return ReportError("load", st.error());
   std::vector<X509Ptr> anchors;
   auto options = MakeOptions(flags, arm_flags, anchors);
   if (!options) return ReportError("load", options.error());
+  options->shard = *shard;
+  options->start_at_unix_ns = *start_at;
+  options->max_start_late = shard_flags.start_tolerance;
+  if (shard->sharded() && options->closed_loop > 0 && options->closed_loop < shard->count) {
+    return ReportError("load", Usage(fmt::format("--closed-loop {} over {} shards leaves a shard "
+                                                 "without a connection; give at least one per "
+                                                 "shard",
+                                                 options->closed_loop, shard->count)));
+  }
   return RunAndReport(*options, flags);
 }
 

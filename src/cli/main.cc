@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
     {"load", "open-loop load against a TLS target, every connection timed", pqc::cli::LoadMain},
     {"run", "run a scenario file: every arm × trial, stored, summarised, reported",
      pqc::cli::RunMain},
+    {"merge", "the databases of a sharded study's shards as one, every connection kept",
+     pqc::cli::MergeMain},
     {"report", "a run's results as a table, Markdown, CSV, JSON or HTML", pqc::cli::ReportMain},
     {"compare", "stored runs of the same arms side by side, with intervals and CI gates",
      pqc::cli::CompareMain},

@@ -12,10 +12,11 @@
 #include "cli/command.h"
 #include "cli/provider_flags.h"
 #include "cli/serve_peer.h"
+#include "cli/shard_flags.h"
+#include "cli/study_output.h"
 #include "core/paths.h"
-#include "report/report_files.h"
-#include "report/study_summary.h"
 #include "results/run_reader.h"
+#include "scenario/merge.h"
 #include "scenario/plan.h"
 #include "scenario/run_facts.h"
 #include "scenario/runner.h"
@@ -39,12 +40,7 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
   if (!db) return db.error();
   auto run = results::ReadRun(*db);
   if (!run) return run.error();
-  const auto& o = run->info.options;
-  po.full = o.value("full", false);
-  po.trials = o.value("trials", 0u);
-  po.overrides = o.value("set", std::vector<std::string>{});
-  po.only = o.value("only", std::vector<std::string>{});
-  return scenario::ParseScenarioText(run->info.scenario_text, run->info.scenario_file, po);
+  return scenario::StoredScenario(run->info, po);
 }
 
 // RunFlags: every flag of run.
@@ -54,6 +50,7 @@ struct RunFlags {
   uint32_t trials = 0;
   bool full = false, strict = false;
   ProviderFlags providers;
+  ShardFlags shard;
 };
 
 void AddRunFlags(CLI::App& app, RunFlags& f) {
@@ -88,6 +85,7 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
       ->needs(target_opt);
   AddProviderFlags(app, f.providers);
   app.add_flag("--strict", f.strict, "exit 1 when a trial is invalid or an arm failed");
+  AddShardFlags(app, f.shard, /*run=*/true);
   resume_opt->excludes(file_opt);
   resume_opt->excludes(only_opt);  // a resumed run selects the arms it selected
 }
@@ -138,22 +136,8 @@ Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std:
 // which no arm produced a valid trial measured nothing, whatever --strict says (counted over
 // the whole stored run: a resumed run's earlier trials count).
 int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
-  auto fail = [](const Error& e) { return ReportError("run", e); };
-  auto db = results::OpenResults(outcome.dir);
-  if (!db) return fail(db.error());
-  auto stored = results::ReadRun(*db);
-  if (!stored) return fail(stored.error());
-  scenario::FillStoredNetworkFacts(stored->info);  // a resumed file of schema version 1 or 2
-  auto summary = report::BuildStudySummary(*db, *stored);
-  if (!summary) return fail(summary.error());
-  std::cout << '\n';
-  if (Status st = report::WriteReport(std::cout, *summary, report::Format::kTable); !st) {
-    return fail(st.error());
-  }
-  if (Status st = report::WriteReportFiles(outcome.dir, *summary); !st) return fail(st.error());
-  fmt::print("\nresults: {}/ (results.sqlite, summary.md, summary.json, report.html)\n",
-             outcome.dir);
-  std::fflush(stdout);
+  auto stored = PrintStudy(outcome.dir);
+  if (!stored) return ReportError("run", stored.error());
   const auto valid = std::count_if(stored->trials.begin(), stored->trials.end(),
                                    [](const results::StoredTrial& t) { return t.valid; });
   if (!outcome.complete) {
@@ -205,6 +189,15 @@ int RunMain(int argc, char** argv) {
     return ReportError("run", st.error());
   }
   ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}, {"only", po.only}};
+  auto shard = ParseShardFlag(f.shard);
+  if (!shard) return ReportError("run", shard.error());
+  auto rendezvous = ParseRendezvous(f.shard);
+  if (!rendezvous) return ReportError("run", rendezvous.error());
+  ro.shard = *shard;
+  ro.rendezvous = *rendezvous;
+  ro.serve_host = f.shard.serve_host;
+  ro.rendezvous_timeout = f.shard.rendezvous_timeout;
+  ro.max_start_late = f.shard.start_tolerance;
   fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
              sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
   auto outcome = scenario::RunPlan(*sc, *plan, ro);

@@ -9,6 +9,7 @@
 
 #include "client/record.h"
 #include "core/clock.h"
+#include "core/shard.h"
 #include "net/address.h"
 #include "tls/context.h"
 
@@ -47,6 +48,15 @@ struct LoadOptions {
   uint32_t max_inflight = 10'000;  // per run; beyond it an arrival is recorded as skipped
   Nanos timeout = 10'000'000'000;  // per connection, no progress
   uint64_t seed = 1;               // Poisson gaps and mix choices
+  // Shards: this process is load host `shard.index` of `shard.count`. `rate` and
+  // `closed_loop` stay the whole arm's: every shard's threads are lanes of one schedule
+  // (Schedule), so the shards' arrivals together are the single-host schedule.
+  ShardSpec shard;
+  // start_at_unix_ns > 0: the schedule starts at this wall-clock instant (a start barrier
+  // shared by the shards) instead of at once. A start later than `max_start_late` past it
+  // (the process came late) invalidates the trial: the shards did not measure together.
+  int64_t start_at_unix_ns = 0;
+  Nanos max_start_late = 10'000'000;
 
   // Verification: what every measured connection must have negotiated. Empty = not checked.
   std::string expect_group;

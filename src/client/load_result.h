@@ -18,6 +18,9 @@ struct LoadResult {
   Nanos run_start = 0;      // first intended start (warm-up included)
   Nanos measure_start = 0;  // warm-up end
   Nanos measure_end = 0;    // last intended start of the measured phase + drain
+  // With a start barrier (LoadOptions::start_at_unix_ns): how much later than the barrier
+  // the schedule began (0 when on time), and the barrier as CLOCK_MONOTONIC.
+  Nanos start_late = 0;
   uint64_t skipped = 0;     // arrivals not started because max_inflight was reached
   uint64_t unfinished = 0;  // connections still open when the drain timed out (recorded as timeout)
 

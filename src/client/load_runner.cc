@@ -38,8 +38,18 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   LoadResult result;
   result.options = options;
   result.threads = options.threads;
-  // A short lead so that every thread is waiting before the first intended start.
-  const Nanos start = MonotonicNow() + 20'000'000;
+  // A short lead so that every thread is waiting before the first intended start; with a
+  // start barrier, the barrier (translated from the wall clock once, here), unless it has
+  // passed: then at once, and the lateness is recorded.
+  const Nanos lead = MonotonicNow() + 20'000'000;
+  Nanos start = lead;
+  if (options.start_at_unix_ns > 0) {
+    start = MonotonicNow() + (options.start_at_unix_ns - UnixNowNs());
+    if (start < lead) {
+      result.start_late = lead - start;
+      start = lead;
+    }
+  }
   result.run_start = start;
   result.measure_start = start + options.warmup;
 

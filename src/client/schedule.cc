@@ -4,18 +4,22 @@
 
 namespace pqc {
 
+Lane ScheduleLane(const LoadOptions& options, unsigned index, unsigned threads) {
+  return {static_cast<uint64_t>(options.shard.index) * threads + index,
+          static_cast<uint64_t>(options.shard.count) * threads};
+}
+
 Schedule::Schedule(const LoadOptions& options, unsigned index, unsigned threads, Nanos start)
     : options_(options),
       start_(start),
       end_(start + options.warmup + options.duration),
       measure_from_(start + options.warmup),
-      thread_rate_(options.rate / threads),
-      rng_(options.seed * 1'000'003 + index),
-      index_(index),
-      threads_(threads) {
+      lane_(ScheduleLane(options, index, threads)) {
+  thread_rate_ = options.rate / static_cast<double>(lane_.count);
+  rng_.seed(options.seed * 1'000'003 + lane_.index);
   for (const MixWeight& w : options.mix) total_weight_ += w.weight;
   if (options.arrivals == Arrivals::kUniform) {
-    next_offset_s_ = static_cast<double>(index) / options.rate;
+    next_offset_s_ = static_cast<double>(lane_.index) / options.rate;
   } else {
     next_offset_s_ = std::exponential_distribution<double>(thread_rate_)(rng_);
   }
@@ -38,7 +42,8 @@ std::optional<Arrival> Schedule::Next() {
     // Computed from the count, not accumulated, so that rounding cannot drift over a run.
     ++count_;
     next_offset_s_ =
-        (static_cast<double>(index_) + static_cast<double>(count_) * threads_) / options_.rate;
+        (static_cast<double>(lane_.index) + static_cast<double>(count_ * lane_.count)) /
+        options_.rate;
   } else {
     next_offset_s_ += std::exponential_distribution<double>(thread_rate_)(rng_);
   }

@@ -18,11 +18,19 @@ struct Arrival {
   bool measured;  // false during warm-up
 };
 
+// Lane: thread `index` of `threads` in this process, among the lanes of every shard.
+struct Lane {
+  uint64_t index, count;
+};
+Lane ScheduleLane(const LoadOptions& options, unsigned index, unsigned threads);
+
 class Schedule {
  public:
-  // Thread `index` of `threads` shares the global rate: uniform arrivals interleave (global
-  // arrival j goes to thread j mod threads), Poisson ones are independent streams at
-  // rate/threads (their superposition is Poisson at the full rate).
+  // Thread `index` of `threads` shares the global rate with every thread of every shard: it
+  // is lane ScheduleLane(...) of threads × shards. Uniform arrivals interleave (global arrival
+  // j goes to lane j mod lanes), Poisson ones are independent streams at rate/lanes, seeded
+  // per lane (their superposition is Poisson at the full rate). So N shards started at one
+  // barrier make, together, the schedule one host with all their threads would have made.
   Schedule(const LoadOptions& options, unsigned index, unsigned threads, Nanos start);
 
   // Next: the next arrival, or nullopt once past warm-up + duration.
@@ -42,8 +50,7 @@ class Schedule {
   double next_offset_s_;  // seconds after start_
   std::mt19937_64 rng_;
   double total_weight_ = 0;
-  unsigned index_;
-  unsigned threads_;
+  Lane lane_;
   uint64_t count_ = 0;
 };
 

@@ -276,6 +276,14 @@ LoadSummary Summarize(const LoadResult& result) {
 
   std::vector<std::string>& why = s.invalid_reasons;
   if (s.connections == 0) why.push_back("no measured connections");
+  if (result.start_late > o.max_start_late) {
+    // The other shards measured without this one for that long: not the agreed load.
+    why.push_back(
+        fmt::format("started {:.1f} ms after the start barrier (shard {}; limit {:.1f} "
+                    "ms)",
+                    static_cast<double>(result.start_late) / 1e6, o.shard.Label(),
+                    static_cast<double>(o.max_start_late) / 1e6));
+  }
   if (g.saturated_by_lag) {
     why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs", g.lag_p99_us,
                               g.lag_limit_us));

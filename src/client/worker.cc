@@ -117,8 +117,10 @@ void Worker::ScheduleNext() {
 }
 
 uint32_t Worker::ClosedLoopShare() const {
-  const uint32_t n = options_.closed_loop;
-  return n / threads_ + (index_ < n % threads_ ? 1 : 0);
+  // The arm's closed loop over every lane of every shard, the first ones one more each.
+  const uint64_t n = options_.closed_loop;
+  const Lane lane = ScheduleLane(options_, index_, threads_);
+  return static_cast<uint32_t>(n / lane.count + (lane.index < n % lane.count ? 1 : 0));
 }
 
 void Worker::Refill(size_t finished) {

@@ -96,8 +96,9 @@ Result<StoredRun> ReadRun(Db& db) {
   auto r = db.Prepare(fmt::format(
       "SELECT scenario, scenario_file, scenario_text, title, options_json, tool_version, "
       "git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, seed, "
-      "trials_planned, started, ended, complete, {}, {} FROM run WHERE id = 1",
-      floors ? "speed_json" : "NULL", *version >= 3 ? "networks_json" : "NULL"));
+      "trials_planned, started, ended, complete, {}, {}, {} FROM run WHERE id = 1",
+      floors ? "speed_json" : "NULL", *version >= 3 ? "networks_json" : "NULL",
+      *version >= 5 ? "shard_index, shard_count, shard_json" : "0, 1, NULL"));
   if (!r) return r.error();
   auto row = r->Step();
   if (!row) return row.error();
@@ -134,6 +135,17 @@ Result<StoredRun> ReadRun(Db& db) {
     if (!networks) return networks.error();
     i.networks = std::move(*networks);
   }
+  i.merged = r->IsNull(20);
+  i.shard = {i.merged ? 0 : U32(r->Int(20)), U32(r->Int(21))};
+  if (i.shard.count == 0 || i.shard.index >= i.shard.count) {
+    return MakeError(ErrorKind::kConfig, fmt::format("{}: corrupt run row: shard {} of {}",
+                                                     db.path(), i.shard.index, i.shard.count));
+  }
+  if (!r->IsNull(22)) {
+    auto facts = ParseJson(r->Text(22), "run.shard_json");
+    if (!facts) return facts.error();
+    i.shard_facts = std::move(*facts);
+  }
 
   auto a = db.Prepare(fmt::format(
       "SELECT id, label, factors_json, settings_json, status, failure, {} FROM arms ORDER BY id",
@@ -166,10 +178,12 @@ Result<StoredRun> ReadRun(Db& db) {
     run.arms.push_back(std::move(arm));
   }
 
-  auto t = db.Prepare(
+  auto t = db.Prepare(fmt::format(
       "SELECT id, arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
-      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s "
-      "FROM trials ORDER BY seq");
+      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
+      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, {} FROM trials ORDER BY "
+      "seq",
+      *version >= 5 ? "shards_json" : "NULL"));
   if (!t) return t.error();
   for (;;) {
     auto more = t->Step();
@@ -200,6 +214,15 @@ Result<StoredRun> ReadRun(Db& db) {
     if (!t->IsNull(12)) tr.server_cpu_s = t->Real(12);
     if (!t->IsNull(13)) tr.server_handshakes = static_cast<uint64_t>(t->Int(13));
     tr.client_cpu_s = t->Real(14);
+    tr.mono_anchor_ns = t->Int(15);
+    tr.wall_anchor_ns = t->Int(16);
+    tr.measure_start_ns = t->Int(17);
+    tr.measure_end_ns = t->Int(18);
+    if (!t->IsNull(19)) {
+      auto shards = ParseJson(t->Text(19), "trials.shards_json");
+      if (!shards) return shards.error();
+      tr.shards = std::move(*shards);
+    }
     run.trials.push_back(std::move(tr));
   }
   return run;
@@ -215,9 +238,9 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
       "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
-      "{}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
+      "{}, {}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
       *version >= 2 ? "handshake_segments_read" : "0",
-      *version >= 4 ? "early_data, early_bytes" : "'none', 0"));
+      *version >= 4 ? "early_data, early_bytes" : "'none', 0", *version >= 5 ? "shard" : "0"));
   auto q = db.Prepare(
       "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
       "trial_id = ?1 ORDER BY conn_id, seq");
@@ -265,6 +288,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     if (!early) return early.error();
     r.early_data = *early;
     r.early_bytes = U32(c->Int(26));
+    out.shards.push_back(U32(c->Int(27)));
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

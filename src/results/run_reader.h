@@ -39,6 +39,15 @@ struct StoredTrial {
   std::optional<double> server_cpu_s;
   std::optional<uint64_t> server_handshakes;
   double client_cpu_s = 0;
+  // The load's time base: a CLOCK_MONOTONIC instant and the UTC ns it was read with, and the
+  // measured phase's bounds on the monotonic clock.
+  int64_t mono_anchor_ns = 0, wall_anchor_ns = 0, measure_start_ns = 0, measure_end_ns = 0;
+  nlohmann::json shards;  // a merged run's per-shard view (null otherwise)
+  // MeasuredWallNs: the measured phase's start and end in UTC ns.
+  int64_t MeasureStartUnixNs() const {
+    return wall_anchor_ns + (measure_start_ns - mono_anchor_ns);
+  }
+  int64_t MeasureEndUnixNs() const { return wall_anchor_ns + (measure_end_ns - mono_anchor_ns); }
 };
 
 struct StoredRun {
@@ -55,6 +64,7 @@ struct StoredRun {
 // ConnectionRecord points to (the cipher name), so keep the two together.
 struct TrialRecords {
   LoadResult load;
+  std::vector<uint32_t> shards;  // the shard of each connection (parallel to load.connections)
   std::set<std::string> strings;
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -19,12 +19,14 @@ int64_t I(uint64_t v) {
   return static_cast<int64_t>(v);
 }
 
-Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
+Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
+  const LoadResult& load = *t.load;
   auto conn = db.Prepare(kInsertConnection);
   if (!conn) return conn.error();
   auto req = db.Prepare(kInsertRequest);
   if (!req) return req.error();
-  for (const ConnectionRecord& c : load.connections) {
+  for (size_t k = 0; k < load.connections.size(); ++k) {
+    const ConnectionRecord& c = load.connections[k];
     Stmt& s = *conn;
     s.Bind(1, trial_id);
     s.Bind(2, I(c.id));
@@ -55,6 +57,7 @@ Status InsertRecords(Db& db, int64_t trial_id, const LoadResult& load) {
     s.Bind(27, int64_t{c.handshake_segments_read});
     s.BindStatic(28, EarlyDataName(c.early_data));
     s.Bind(29, int64_t{c.early_bytes});
+    s.Bind(30, int64_t{t.connection_shards != nullptr ? (*t.connection_shards)[k] : t.shard});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
@@ -128,9 +131,9 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   auto ins = d.Prepare(
       "INSERT INTO run (id, scenario, scenario_file, scenario_text, title, options_json, "
       "tool_version, git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, "
-      "seed, trials_planned, started, speed_json, networks_json) VALUES (1, ?1, ?2, ?3, ?4, ?5, "
-      "?6, "
-      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+      "seed, trials_planned, started, speed_json, networks_json, shard_index, shard_count, "
+      "shard_json) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+      "?16, ?17, ?18, ?19, ?20, ?21)");
   if (!ins) return ins.error();
   Stmt& s = *ins;
   s.Bind(1, run.scenario);
@@ -158,6 +161,17 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
     s.BindNull(18);
   } else {
     s.Bind(18, run.networks.dump());
+  }
+  if (run.merged) {
+    s.BindNull(19);
+  } else {
+    s.Bind(19, int64_t{run.shard.index});
+  }
+  s.Bind(20, int64_t{run.shard.count});
+  if (run.shard_facts.is_null()) {
+    s.BindNull(21);
+  } else {
+    s.Bind(21, run.shard_facts.dump());
   }
   if (Status st = s.Run(); !st) return st.error();
   auto arm = d.Prepare(
@@ -201,14 +215,22 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
                                  path, *version));
   }
   if (Status st = Tune(*w.db_); !st) return st.error();
-  if (*version == 3) {
-    // The early-data columns (version 4), with the values every older connection had.
-    if (Status st = w.db_->Exec(
-            "BEGIN IMMEDIATE;"
-            "ALTER TABLE connections ADD COLUMN early_data TEXT NOT NULL DEFAULT 'none';"
-            "ALTER TABLE connections ADD COLUMN early_bytes INTEGER NOT NULL DEFAULT 0;"
-            "UPDATE meta SET value = '4' WHERE key = 'version';"
-            "COMMIT");
+  // Each version's new columns, with the values every older row had.
+  const std::string_view upgrades[] = {
+      // 3 → 4: early data.
+      "ALTER TABLE connections ADD COLUMN early_data TEXT NOT NULL DEFAULT 'none';"
+      "ALTER TABLE connections ADD COLUMN early_bytes INTEGER NOT NULL DEFAULT 0;",
+      // 4 → 5: shards (a run of old was shard 0 of 1).
+      "ALTER TABLE run ADD COLUMN shard_index INTEGER;"
+      "UPDATE run SET shard_index = 0;"
+      "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1;"
+      "ALTER TABLE run ADD COLUMN shard_json TEXT;"
+      "ALTER TABLE trials ADD COLUMN shards_json TEXT;"
+      "ALTER TABLE connections ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;"};
+  for (int v = *version; v < kSchemaVersion; ++v) {
+    if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
+                                            "key = 'version';COMMIT",
+                                            upgrades[v - 3], v + 1));
         !st) {
       (void)w.db_->Exec("ROLLBACK");
       return st.error();
@@ -235,8 +257,8 @@ Status RunWriter::WriteTrial(const TrialRow& t) {
   auto ins = db_->Prepare(
       "INSERT INTO trials (arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
       "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
-      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns) VALUES (?1, ?2, ?3, "
-      "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, shards_json) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
   if (!ins) return ins.error();
   Stmt& s = *ins;
   s.Bind(1, int64_t{t.arm});
@@ -261,10 +283,15 @@ Status RunWriter::WriteTrial(const TrialRow& t) {
   s.Bind(16, t.wall_anchor_ns);
   s.Bind(17, t.load != nullptr ? t.load->measure_start : 0);
   s.Bind(18, t.load != nullptr ? t.load->measure_end : 0);
+  if (t.shards.is_null()) {
+    s.BindNull(19);
+  } else {
+    s.Bind(19, t.shards.dump());
+  }
   if (Status st = s.Run(); !st) return st;
   const int64_t trial_id = sqlite3_last_insert_rowid(db_->get());
   if (t.load != nullptr) {
-    if (Status st = InsertRecords(*db_, trial_id, *t.load); !st) return st;
+    if (Status st = InsertRecords(*db_, trial_id, t); !st) return st;
   }
   if (Status st = db_->Exec(fmt::format("UPDATE arms SET status = 'measured' WHERE id = {} AND "
                                         "status = 'pending'",

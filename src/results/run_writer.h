@@ -12,6 +12,7 @@
 
 #include "client/load_result.h"
 #include "core/error.h"
+#include "core/shard.h"
 #include "results/sqlite_db.h"
 
 namespace pqc::results {
@@ -33,6 +34,12 @@ struct RunInfo {
   // "loopback (no emulation)"}, "rtt70": {"rtt_ms": 70, "describe": "rtt 70ms"}}; null in files
   // of schema versions 1 and 2.
   nlohmann::json networks;
+  // Shards: this run's place among the shards of one study (index 0 of 1 when not sharded);
+  // merged = the union of every shard (pqc-bench merge). shard_facts: the clock offset to
+  // shard 0, the boot id, the rendezvous, or for a merged run each shard's host and source.
+  ShardSpec shard;
+  bool merged = false;
+  nlohmann::json shard_facts;
 };
 
 // ArmFloor: an arm's predicted crypto CPU per handshake (speed/crypto_floor.h) on each side.
@@ -66,6 +73,11 @@ struct TrialRow {
   int64_t mono_anchor_ns = 0;  // a CLOCK_MONOTONIC instant …
   int64_t wall_anchor_ns = 0;  // … and the UTC time (ns since the epoch) it corresponds to
   const LoadResult* load = nullptr;
+  // The shard of each connection (parallel to load->connections; null: all `shard`'s), and,
+  // in a merged run, every shard's view of the trial.
+  const std::vector<uint32_t>* connection_shards = nullptr;
+  uint32_t shard = 0;
+  nlohmann::json shards;
 };
 
 class RunWriter {

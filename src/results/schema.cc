@@ -17,7 +17,8 @@ CREATE TABLE run(
   cpu_model TEXT NOT NULL, cores INTEGER NOT NULL, kernel TEXT NOT NULL, hostname TEXT NOT NULL,
   target TEXT NOT NULL, seed INTEGER NOT NULL, trials_planned INTEGER NOT NULL,
   started TEXT NOT NULL, ended TEXT, complete INTEGER NOT NULL DEFAULT 0,
-  speed_json TEXT, networks_json TEXT);
+  speed_json TEXT, networks_json TEXT,
+  shard_index INTEGER, shard_count INTEGER NOT NULL DEFAULT 1, shard_json TEXT);
 CREATE TABLE arms(
   id INTEGER PRIMARY KEY, label TEXT NOT NULL, factors_json TEXT NOT NULL,
   settings_json TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', failure TEXT,
@@ -30,7 +31,7 @@ CREATE TABLE trials(
   summary_json TEXT NOT NULL, target_json TEXT NOT NULL, link_json TEXT NOT NULL,
   server_cpu_s REAL, server_handshakes INTEGER, client_cpu_s REAL,
   mono_anchor_ns INTEGER NOT NULL, wall_anchor_ns INTEGER NOT NULL,
-  measure_start_ns INTEGER NOT NULL, measure_end_ns INTEGER NOT NULL);
+  measure_start_ns INTEGER NOT NULL, measure_end_ns INTEGER NOT NULL, shards_json TEXT);
 CREATE TABLE connections(
   trial_id INTEGER NOT NULL REFERENCES trials(id), id INTEGER NOT NULL,
   thread INTEGER NOT NULL, mode TEXT NOT NULL, measured INTEGER NOT NULL,
@@ -45,6 +46,7 @@ CREATE TABLE connections(
   resumed INTEGER NOT NULL, hrr INTEGER NOT NULL, error TEXT NOT NULL, error_detail TEXT NOT NULL,
   handshake_segments_read INTEGER NOT NULL,
   early_data TEXT NOT NULL DEFAULT 'none', early_bytes INTEGER NOT NULL DEFAULT 0,
+  shard INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
 CREATE TABLE requests(
   trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,

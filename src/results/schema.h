@@ -21,7 +21,11 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // CLI derives it from their stored scenario text.
 // Version 4 added each connection's early data (connections.early_data: none, accepted or
 // rejected; early_bytes), for the `early` mode; older files read as none, 0.
-inline constexpr int kSchemaVersion = 4;
+// Version 5 added shards (issue 18): which shard of how many a run is (run.shard_index,
+// NULL in a merged database, shard_count, shard_json: clock offset, boot id, rendezvous),
+// the shard each connection was measured by (connections.shard) and, in a merged database,
+// every shard's view of each trial (trials.shards_json). Older files read as one shard.
+inline constexpr int kSchemaVersion = 5;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

@@ -35,6 +35,13 @@ std::string Format(int64_t unix_ns, const char* pattern) {
 
 }  // namespace
 
+std::string BootId() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
 void FillRunFacts(results::RunInfo& info) {
   info.tool_version = PQC_VERSION;
   info.git_commit = PQC_GIT_COMMIT;

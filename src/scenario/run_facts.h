@@ -21,6 +21,10 @@ nlohmann::json NetworkFacts(const Scenario& s);
 // stored scenario text (parsed as it was run); left null if that no longer parses.
 void FillStoredNetworkFacts(results::RunInfo& info);
 
+// BootId: this kernel's boot id (/proc/sys/kernel/random/boot_id): two shards with the same
+// one read the same CLOCK_MONOTONIC, so their timestamps merge without translation.
+std::string BootId();
+
 // UtcNow / UtcIso: "2026-11-30T03:04:05Z"; UtcCompact: "20261130T030405Z" (directory names).
 std::string UtcIso(int64_t unix_ns);
 std::string UtcCompact(int64_t unix_ns);

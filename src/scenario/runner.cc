@@ -22,8 +22,10 @@
 #include "scenario/arm_options.h"
 #include "scenario/cert_store.h"
 #include "scenario/preflight.h"
+#include "scenario/rendezvous.h"
 #include "scenario/run_facts.h"
 #include "target/target.h"
+#include "tls/cert_chain.h"
 #include "tls/probe.h"
 
 namespace pqc::scenario {
@@ -75,8 +77,11 @@ Result<std::string> MakeRunDir(const Scenario& s, const RunOptions& o) {
   if (!o.resume_dir.empty()) return o.resume_dir;
   std::error_code ec;
   fs::create_directories(o.results_root, ec);
+  const std::string suffix =
+      o.shard.sharded() ? fmt::format("-shard-{}-of-{}", o.shard.index, o.shard.count) : "";
   const std::string dir =
-      (fs::path(o.results_root) / fmt::format("{}-{}", UtcCompact(UnixNowNs()), s.name)).string();
+      (fs::path(o.results_root) / fmt::format("{}-{}{}", UtcCompact(UnixNowNs()), s.name, suffix))
+          .string();
   if (ec || !fs::create_directory(dir, ec) || ec) {
     return MakeError(ErrorKind::kIo,
                      fmt::format("cannot create the results directory {}: {} (choose a writable "
@@ -120,19 +125,41 @@ class Runner {
         out.interrupted = true;
         break;
       }
-      fmt::print(o_.log, "[{}/{}] {} (block {})\n", finished + 1, total, arm.label, t.block + 1);
+      fmt::print(o_.log, "[{}/{}] {} (block {}){}\n", finished + 1, total, arm.label, t.block + 1,
+                 o_.shard.sharded() ? " shard " + o_.shard.Label() : "");
       std::fflush(o_.log);
-      auto target = TargetFor(arm.settings);
-      if (!target) return target.error();
-      auto trial = RunTrial(**target, arm, t);
+      Result<TrialOutput> trial = MakeError(ErrorKind::kSystem, "not run");
+      if (follower_) {
+        auto start = follower_->Next(MonotonicNow() + TrialWait(arm.settings));
+        if (!start) return start.error();
+        if (start->end || start->seq != t.seq) {
+          return MakeError(
+              ErrorKind::kConfig,
+              fmt::format("shard 0 announced {} where this shard's plan has trial "
+                          "{}: the shards' plans differ",
+                          start->end ? "the end" : fmt::format("trial {}", start->seq), t.seq));
+        }
+        trial = start->skip ? Result<TrialOutput>(MakeError(ErrorKind::kConfig, start->text))
+                            : FollowTrial(arm, t, *start);
+      } else {
+        auto target = TargetFor(arm.settings);
+        if (!target) return target.error();
+        trial = RunTrial(**target, arm, t);
+      }
       if (!trial) {
         // The arm cannot run here: record why, once, and go on with the other arms.
         const std::string why = ExplainFailure(arm.settings, trial.error());
         fmt::print(o_.log, "  arm failed: {}\n", why);
+        if (leader_) {
+          if (Status st = leader_->Skip(t.seq, why); !st) return st.error();
+        }
         if (Status st = writer.MarkArmFailed(arm.id, why); !st) return st.error();
         failed_arms.insert(arm.id);
         ++out.arms_failed;
         continue;
+      }
+      if (follower_) {
+        if (Status st = follower_->Done(t.seq, trial->row.valid); !st) return st.error();
       }
       trial->row.load = &trial->load;
       if (Status st = writer.WriteTrial(trial->row); !st) return st.error();
@@ -147,7 +174,34 @@ class Runner {
     }
     // Complete: every planned trial ran, or belongs to an arm that cannot run here.
     out.complete = !out.interrupted;
+    if (leader_) leader_->End();
     return out;
+  }
+
+  // Meet: shard 0 waits for every other shard at the rendezvous, the others join it (and
+  // measure their clock offset to it), before the first trial; the facts go into the run.
+  Status Meet(const PlanIdentity& identity, nlohmann::json& facts) {
+    if (!o_.shard.sharded()) return {};
+    const Nanos deadline = MonotonicNow() + o_.rendezvous_timeout;
+    if (o_.shard.leader()) {
+      auto l = Leader::Open(*o_.rendezvous, o_.shard, identity, deadline, o_.log);
+      if (!l) return l.error();
+      leader_.emplace(std::move(*l));
+      facts["clock_offset_ns"] = 0;
+      facts["clock_rtt_ns"] = 0;
+    } else {
+      auto f = Follower::Join(*o_.rendezvous, o_.shard, identity, deadline);
+      if (!f) return f.error();
+      follower_.emplace(std::move(*f));
+      facts["clock_offset_ns"] = follower_->clock().offset_ns;
+      facts["clock_rtt_ns"] = follower_->clock().rtt_ns;
+      fmt::print(o_.log, "shard {}: joined shard 0 at {}; clock offset {:+.3f} ms (±{:.3f} ms)\n",
+                 o_.shard.Label(), o_.rendezvous->ToString(),
+                 static_cast<double>(follower_->clock().offset_ns) / 1e6,
+                 static_cast<double>(follower_->clock().rtt_ns) / 2e6);
+      std::fflush(o_.log);
+    }
+    return {};
   }
 
  private:
@@ -156,6 +210,75 @@ class Runner {
     LoadResult load;
     LoadSummary summary;
   };
+
+  // TrialWait: how long a shard waits for the next announcement or for the others to finish
+  // one trial: the trial itself, a drain, and time for a target to start and a trial of a
+  // million connections to be written.
+  static Nanos TrialWait(const ArmSettings& s) {
+    return s.warmup + s.duration + 2 * s.timeout + 600'000'000'000;
+  }
+
+  // FollowTrial: a shard other than 0 loads the target shard 0 started, from the instant it
+  // announced, and records the trial as its own (the server's CPU is shard 0's to record).
+  Result<TrialOutput> FollowTrial(const Arm& arm, const PlannedTrial& t, const TrialStart& start) {
+    const ArmSettings& s = arm.settings;
+    std::vector<X509Ptr> roots;
+    if (ToolRunsServer(s)) {
+      auto certs = CertsFromPem(start.roots_pem);
+      if (!certs) {
+        return MakeError(ErrorKind::kIo, "shard 0 sent no usable roots: " + certs.error().message);
+      }
+      roots = std::move(*certs);
+    }
+    std::vector<X509*> anchors;
+    for (const X509Ptr& r : roots) anchors.push_back(r.get());
+    TrialOutput out;
+    results::TrialRow& row = out.row;
+    row.arm = arm.id;
+    row.block = t.block;
+    row.seq = t.seq;
+    row.shard = o_.shard.index;
+    row.started = UtcIso(UnixNowNs());
+    const SocketAddress addr = ToolRunsServer(s) ? start.target : *ParseAddress(s.address);
+    LoadOptions options = MakeLoadOptions(s, addr, s_.seed * 1'000'003ULL + t.seq);
+    ApplyArmTrust(s, std::move(anchors), options);
+    if (Status st = ApplyShard(s, start.start_at, options); !st) return st.error();
+    row.mono_anchor_ns = MonotonicNow();
+    row.wall_anchor_ns = UnixNowNs();
+    auto load = RunLoad(options, o_.log);
+    if (!load) return load.error();
+    out.load = std::move(*load);
+    FinishRow(out);
+    row.target = {{"run_by", "shard 0"}};
+    row.link = nullptr;
+    row.valid = row.reasons.empty();
+    return out;
+  }
+
+  // ApplyShard: this shard's share of the arm and its start barrier, and the providers.
+  Status ApplyShard(const ArmSettings& s, int64_t start_at, LoadOptions& options) {
+    options.shard = o_.shard;
+    options.start_at_unix_ns = start_at;
+    options.max_start_late = o_.max_start_late;
+    if (const ProviderSpec spec = ArmProviders(s); !spec.empty()) {
+      auto lc = ClientLibrary(spec);
+      if (!lc) return lc.error();
+      options.tls.libctx = (*lc)->get();
+      options.tls.propq = (*lc)->property_query();
+    }
+    return {};
+  }
+
+  // FinishRow: what every trial row takes from its load.
+  static void FinishRow(TrialOutput& out) {
+    results::TrialRow& row = out.row;
+    row.ended = UtcIso(UnixNowNs());
+    out.summary = Summarize(out.load);
+    row.summary = SummaryJson(out.summary);
+    row.reasons = out.summary.invalid_reasons;
+    row.interrupted = out.load.interrupted;
+    row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
+  }
 
   // TargetFor: one driver per target kind, made when an arm first needs it (a matrix may
   // compare the embedded server with nginx arm by arm).
@@ -184,6 +307,8 @@ class Runner {
       net = std::move(*l);
       placement.netns_path = net->server_netns_path();
       placement.listen_host = net->server_ip();
+    } else if (leader_) {
+      placement.listen_host = o_.serve_host;  // where the other shards reach it
     }
     // The chains the tool serves (none for an external server, which has its own); the run's
     // roots verify them, whichever the server picks.
@@ -212,25 +337,40 @@ class Runner {
     if (!addr) return addr.error();
     // The run's roots verify what the tool's own targets (embedded, nginx) serve; an external
     // arm is verified by its own CA or the system's trust store (ApplyArmTrust).
+    std::string roots_pem;
+    for (X509* root : anchors) {
+      auto pem = CertPem(root);
+      if (!pem) return pem.error();
+      roots_pem += *pem;
+    }
+    // A connection to a server the tool runs is made to 0.0.0.0 when it listens on every
+    // interface: the local host.
     LoadOptions options = MakeLoadOptions(s, *addr, s_.seed * 1'000'003ULL + t.seq);
     ApplyArmTrust(s, std::move(anchors), options);
-    if (const ProviderSpec spec = ArmProviders(s); !spec.empty()) {
-      auto lc = ClientLibrary(spec);
-      if (!lc) return lc.error();
-      options.tls.libctx = (*lc)->get();
-      options.tls.propq = (*lc)->property_query();
+    int64_t start_at = 0;
+    if (leader_) {
+      start_at = UnixNowNs() + o_.start_margin;
+      if (Status st = leader_->Announce(t.seq, start_at, addr->port(), roots_pem); !st) {
+        (void)target.Stop();
+        return st.error();
+      }
     }
+    if (Status st = ApplyShard(s, start_at, options); !st) return st.error();
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
     auto load = net ? RunLoadIn(net->client_netns_path(), options) : RunLoad(options, o_.log);
+    // The target stays up until every shard has finished loading it.
+    std::optional<Result<std::vector<uint32_t>>> others;
+    if (leader_) others.emplace(leader_->WaitDone(t.seq, MonotonicNow() + TrialWait(s)));
     auto stats = target.Stop();
     if (!load) return load.error();
+    if (others && !*others) return others->error();
     out.load = std::move(*load);
-    row.ended = UtcIso(UnixNowNs());
-    out.summary = Summarize(out.load);
-    row.summary = SummaryJson(out.summary);
-    row.reasons = out.summary.invalid_reasons;
-    row.interrupted = out.load.interrupted;
+    FinishRow(out);
+    if (others && !(*others)->empty()) {
+      fmt::print(o_.log, "  shard(s) {} measured an invalid trial (see their results)\n",
+                 fmt::join(**others, ", "));
+    }
     if (stats) {
       row.target = TargetJson(*stats);
       // The tool sees the CPU only of the servers it runs: an external server's is unknown
@@ -260,7 +400,6 @@ class Runner {
       }
     }
     row.valid = row.reasons.empty();
-    row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
     return out;  // row.load is set by the caller: `out` moves
   }
 
@@ -307,15 +446,59 @@ class Runner {
   CertStore certs_;
   std::map<std::string, std::unique_ptr<target::Target>> targets_;
   std::map<std::string, std::unique_ptr<LibraryContext>> libraries_;  // by providers' label
+  std::optional<Leader> leader_;                                      // shard 0 of several
+  std::optional<Follower> follower_;                                  // any other shard
   // Blocked for the whole run and polled between trials, so that a Ctrl-C while a target
   // starts or a trial is being written never leaves half of either (RunLoad reports one
   // during a trial as `interrupted`).
   StopSignals signals_;
 };
 
+// CheckShardable: what a sharded run cannot do (yet): resume (the shards would have to agree
+// on what is missing), and emulated links, whose namespaces are this process's own: the other
+// shards could not reach a target inside them.
+Status CheckShardable(const Scenario& scenario, const Plan& plan, const RunOptions& o) {
+  if (!o.shard.sharded()) return {};
+  if (!o.rendezvous) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--shard {}: the shards need --rendezvous HOST:PORT (shard 0 "
+                                 "listens there, the others join it)",
+                                 o.shard.Label()));
+  }
+  if (!o.resume_dir.empty()) {
+    return MakeError(ErrorKind::kUsage,
+                     "--resume of a shard: a sharded study cannot be resumed; run it again");
+  }
+  for (const Arm& a : plan.arms) {
+    if (scenario.networks.at(a.settings.network).emulated()) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--shard: arm '{}' runs on the emulated network '{}', whose "
+                                   "namespaces only this process can reach; shard the loopback "
+                                   "arms (--only network=loopback) or an external target",
+                                   a.label, a.settings.network));
+    }
+  }
+  return {};
+}
+
+PlanIdentity IdentityOf(const Scenario& scenario, const Plan& plan, const RunOptions& o,
+                        const results::RunInfo& facts) {
+  std::string arms;
+  for (const Arm& a : plan.arms) arms += ToJson(a.settings).dump() + "\n";
+  for (const PlannedTrial& t : plan.trials)
+    arms += fmt::format("{} {} {}\n", t.arm, t.block, t.seq);
+  std::string version = facts.tool_version + "+" + facts.git_commit;
+  for (char& c : version) c = c == ' ' || c == '=' ? '_' : c;
+  return {.version = version,
+          .scenario = Digest(scenario.text),
+          .options = Digest(o.options.dump()),
+          .plan = Digest(arms)};
+}
+
 }  // namespace
 
 Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options) {
+  if (Status st = CheckShardable(scenario, plan, options); !st) return st.error();
   if (Status st = Preflight(scenario, plan); !st) return st.error();
   auto dir = MakeRunDir(scenario, options);
   if (!dir) return dir.error();
@@ -323,6 +506,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
   std::set<uint32_t> done;
   std::set<uint32_t> failed;
   std::optional<results::RunWriter> writer;
+  Runner runner(scenario, plan, options, *dir);
   if (options.resume_dir.empty()) {
     results::RunInfo info;
     info.scenario = scenario.name;
@@ -345,6 +529,15 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
                static_cast<double>(MonotonicNow() - floor_start) / 1e9);
     for (const std::string& note : floors->notes) fmt::print(options.log, "  {}\n", note);
     info.speed = std::move(floors->speed);
+    info.shard = options.shard;
+    if (options.shard.sharded()) {
+      info.shard_facts = {{"rendezvous", options.rendezvous->ToString()},
+                          {"boot_id", BootId()},
+                          {"max_start_late_ns", options.max_start_late}};
+    }
+    if (Status st = runner.Meet(IdentityOf(scenario, plan, options, info), info.shard_facts); !st) {
+      return st.error();
+    }
     std::vector<results::ArmRow> arms;
     for (size_t i = 0; i < plan.arms.size(); ++i) {
       const Arm& a = plan.arms[i];
@@ -366,7 +559,6 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
       if (a.status == "failed") failed.insert(a.id);
     }
   }
-  Runner runner(scenario, plan, options, *dir);
   auto out = runner.Run(*writer, done, failed);
   if (!out) {
     (void)writer->Finish(UtcIso(UnixNowNs()), false);

@@ -8,9 +8,13 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "core/clock.h"
 #include "core/error.h"
+#include "core/shard.h"
+#include "net/address.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
 
@@ -24,6 +28,16 @@ struct RunOptions {
   std::string haproxy_exe;               // for target = "haproxy"
   nlohmann::json options;                // how the run was asked for (stored)
   std::FILE* log = stderr;               // one line per trial, and load's progress line
+  // Shards (issue 18): this process measures shard `shard` of the study; shard 0 leads at
+  // `rendezvous` (starts the targets on `serve_host`, announces each trial's start), the
+  // others join it. A shard's load starting later than `max_start_late` past the agreed
+  // instant invalidates that shard's trial.
+  ShardSpec shard;
+  std::optional<SocketAddress> rendezvous;
+  std::string serve_host = "127.0.0.1";
+  Nanos rendezvous_timeout = 120'000'000'000;
+  Nanos start_margin = 300'000'000;  // announce → start: every shard has read it by then
+  Nanos max_start_late = 10'000'000;
 };
 
 struct RunOutcome {

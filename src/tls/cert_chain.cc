@@ -1,6 +1,7 @@
 #include "tls/cert_chain.h"
 
 #include <fmt/format.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
@@ -205,6 +206,19 @@ Result<std::string> ToPem(Write write, std::string_view what) {
 
 Result<std::string> CertPem(X509* cert) {
   return ToPem([cert](BIO* b) { return PEM_write_bio_X509(b, cert) == 1; }, "certificate");
+}
+
+Result<std::vector<X509Ptr>> CertsFromPem(std::string_view pem) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  if (!bio) return SslError("reading PEM certificates");
+  std::vector<X509Ptr> certs;
+  // Bounded by the text: each pass consumes one certificate.
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    certs.emplace_back(cert);
+  }
+  ERR_clear_error();  // the end of the text
+  if (certs.empty()) return MakeError(ErrorKind::kTls, "the PEM text holds no certificate");
+  return certs;
 }
 
 Result<std::string> PrivateKeyPem(EVP_PKEY* key) {

@@ -51,6 +51,9 @@ Status VerifyChain(const CertChain& chain);
 // DerBytes / PemText: encodings for files and sizes.
 Result<std::vector<uint8_t>> CertDer(X509* cert);
 Result<std::string> CertPem(X509* cert);
+// CertsFromPem: every certificate of a PEM text (several roots in one, as `serve --write-ca`
+// writes them); an error if there is none.
+Result<std::vector<X509Ptr>> CertsFromPem(std::string_view pem);
 Result<std::string> PrivateKeyPem(EVP_PKEY* key);
 
 }  // namespace pqc

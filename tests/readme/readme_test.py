@@ -163,7 +163,8 @@ def main():
         return cmd.replace("127.0.0.1:8443", f"127.0.0.1:{port}")
 
     # The compare example's own results directories, removed afterwards unless they were there.
-    compare_dirs = [os.path.join(ROOT, d) for d in ("before", "after")]
+    compare_dirs = [os.path.join(ROOT, d) for d in ("before", "after", "results/shards",
+                                                    "results/merged")]
     preexisting = [d for d in compare_dirs if os.path.exists(d)]
     assert not preexisting, f"{preexisting} exist: the compare example would write into them"
 
@@ -296,6 +297,18 @@ def main():
         assert "ok @fips" in rows.get("ml-dsa-65", ""), out[-3000:]
         assert "FAIL" in rows.get("X25519", ""), out[-3000:]
 
+    def shards_ran(out, before):
+        dirs = sorted(glob.glob(os.path.join(ROOT, "results", "shards", "*-shard-*-of-3")))
+        assert len(dirs) == 3, f"three shard directories expected: {dirs}\n{out[-3000:]}"
+        for d in dirs:
+            s = summary_of(d)
+            assert s["run"]["complete"], f"{d} is incomplete:\n{out[-3000:]}"
+
+    def shards_merged(out, before):
+        s = summary_of(os.path.join(ROOT, "results", "merged"))
+        arms_ok(s, 2)
+        assert "merged 3 shards" in out, out[-2000:]
+
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
@@ -315,6 +328,14 @@ def main():
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=haproxy",
          f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --set target=haproxy "
          f"{SHORT_RUN}", False, False, 120, haproxy),
+        # `wait` returns 0 whatever the shards did: the check reads their results.
+        ("for i in 0 1 2; do build/src/pqc-bench run scenarios/01-fresh-handshake.toml --shard "
+         "$i/3 --rendezvous 127.0.0.1:7300 --results results/shards & done; wait",
+         f"shorten:--results results/shards &:--results results/shards {SHORT_RUN} &", False,
+         False, 300, shards_ran),
+        ("build/src/pqc-bench merge results/shards/*-shard-* -o results/merged",
+         "rm -rf results/merged && build/src/pqc-bench merge results/shards/*-shard-* -o "
+         "results/merged", False, False, 120, shards_merged),
         (f"build/src/pqc-bench serve --listen 127.0.0.1:8444 --write-ca {clients_ca} --clients "
          f"{clients_db} &", "background", True, False, 20, clients_serve),
         (f"curl --cacert {clients_ca} https://127.0.0.1:8444/", "verbatim:0", False, False, 30,

@@ -1,0 +1,60 @@
+#include "cli/shard_flags.h"
+
+#include <fmt/format.h>
+
+#include "cli/unit_flags.h"
+
+namespace pqc::cli {
+
+void AddShardFlags(CLI::App& app, ShardFlags& f, bool run) {
+  app.add_option("--shard", f.shard,
+                 "this process is shard I of N load hosts: I/N (0-based), slurm "
+                 "(SLURM_PROCID/SLURM_NTASKS) or k8s/N (JOB_COMPLETION_INDEX); each shard runs "
+                 "its share of the arm's rate or closed loop");
+  AddDuration(app, "--start-tolerance", f.start_tolerance,
+              "a shard whose load starts later than this past the agreed instant measured a "
+              "different load: its trial is invalid",
+              60'000'000'000);
+  if (!run) {
+    app.add_option("--start-at", f.start_at,
+                   "start the schedule at this UTC instant (2026-12-01T23:00:00Z, or now+10s): "
+                   "the start barrier of shards started separately");
+    return;
+  }
+  app.add_option("--rendezvous", f.rendezvous,
+                 "with --shard: HOST:PORT where shard 0 listens and the others join it (numeric "
+                 "address); shard 0 starts each trial's target and announces its start");
+  app.add_option("--serve-host", f.serve_host,
+                 "with --shard, on shard 0: the address the targets it starts listen on (the "
+                 "other shards reach them at the rendezvous host)")
+      ->capture_default_str();
+  AddDuration(app, "--rendezvous-timeout", f.rendezvous_timeout,
+              "how long the shards wait for each other at the rendezvous", 3'600'000'000'000);
+}
+
+Result<ShardSpec> ParseShardFlag(const ShardFlags& f) {
+  if (f.shard.empty()) return ShardSpec{};
+  return ParseShard(f.shard, ProcessEnv());
+}
+
+Result<int64_t> ParseStartAt(const ShardFlags& f) {
+  if (f.start_at.empty()) return int64_t{0};
+  return ParseUtcTime(f.start_at, UnixNowNs());
+}
+
+Result<std::optional<SocketAddress>> ParseRendezvous(const ShardFlags& f) {
+  if (f.rendezvous.empty()) return std::optional<SocketAddress>{};
+  auto a = ParseAddress(f.rendezvous);
+  if (!a) {
+    return MakeError(ErrorKind::kUsage, fmt::format("--rendezvous: {}", a.error().message));
+  }
+  if (a->port() == 0) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--rendezvous {}: give a port (every shard must name the same "
+                                 "one)",
+                                 f.rendezvous));
+  }
+  return std::optional<SocketAddress>(*a);
+}
+
+}  // namespace pqc::cli

@@ -1,0 +1,351 @@
+#include "scenario/merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "client/summary.h"
+#include "client/summary_output.h"
+#include "results/run_writer.h"
+#include "scenario/arm_options.h"
+#include "scenario/plan.h"
+
+namespace pqc::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shard {
+  std::string source;
+  results::Db db;
+  results::StoredRun run;
+  std::map<uint32_t, const results::StoredTrial*> by_seq;
+  int64_t offset_ns = 0;  // shard 0's wall clock minus this shard's
+};
+
+double JsonNumber(const nlohmann::json& j, const char* a, const char* b) {
+  if (!j.contains(a) || !j[a].contains(b) || !j[a][b].is_number()) return 0;
+  return j[a][b].get<double>();
+}
+
+Error Refuse(std::string message) {
+  return MakeError(ErrorKind::kConfig, std::move(message) +
+                                           " (merge takes the run directories of one sharded "
+                                           "study, one per shard)");
+}
+
+// CheckAlike: every shard ran the same study with the same build, and together they are
+// shards 0..N-1 of N, each once. The first difference is named with both sources.
+Status CheckAlike(const std::vector<Shard>& shards) {
+  const results::RunInfo& lead = shards.front().run.info;
+  const std::string& first = shards.front().source;
+  for (const Shard& s : shards) {
+    const results::RunInfo& i = s.run.info;
+    if (i.merged) return Refuse(fmt::format("{} is a merged database already", s.source));
+    if (i.shard.count != shards.size()) {
+      return Refuse(fmt::format("{} is shard {} of {}, but {} database(s) were given", s.source,
+                                i.shard.index, i.shard.count, shards.size()));
+    }
+    auto differ = [&](std::string_view what, const std::string& a, const std::string& b) {
+      return Refuse(fmt::format("{} and {} differ in {}: '{}' vs '{}'", first, s.source, what,
+                                a.substr(0, 60), b.substr(0, 60)));
+    };
+    if (i.tool_version != lead.tool_version || i.git_commit != lead.git_commit) {
+      return differ("the pqc-bench that ran them", lead.tool_version + " " + lead.git_commit,
+                    i.tool_version + " " + i.git_commit);
+    }
+    if (i.scenario_text != lead.scenario_text) {
+      return differ("the scenario text", lead.scenario_file, i.scenario_file);
+    }
+    if (i.options != lead.options) {
+      return differ("the run's options", lead.options.dump(), i.options.dump());
+    }
+    if (i.seed != lead.seed) {
+      return differ("the seed", std::to_string(lead.seed), std::to_string(i.seed));
+    }
+    const auto& a = shards.front().run.arms;
+    const auto& b = s.run.arms;
+    if (a.size() != b.size()) {
+      return differ("their arms", fmt::format("{} arms", a.size()), fmt::format("{}", b.size()));
+    }
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].label != b[k].label || a[k].settings != b[k].settings) {
+        return differ(fmt::format("arm {}", a[k].id), a[k].label, b[k].label);
+      }
+    }
+    for (const auto& [seq, t] : s.by_seq) {
+      auto it = shards.front().by_seq.find(seq);
+      if (it != shards.front().by_seq.end() &&
+          (it->second->arm != t->arm || it->second->block != t->block)) {
+        return differ(fmt::format("the plan's trial {}", seq),
+                      fmt::format("arm {} block {}", it->second->arm, it->second->block),
+                      fmt::format("arm {} block {}", t->arm, t->block));
+      }
+    }
+  }
+  return {};
+}
+
+// ShiftNs: what to add to a shard's CLOCK_MONOTONIC timestamps of one trial to put them on
+// shard 0's. Zero when both read the same clock (one kernel, one boot); else through the wall
+// clocks of both trials' anchors and the shard's measured offset.
+int64_t ShiftNs(const Shard& s, const results::StoredTrial& t, const Shard& lead,
+                const results::StoredTrial& t0) {
+  const std::string a = lead.run.info.shard_facts.value("boot_id", "");
+  const std::string b = s.run.info.shard_facts.value("boot_id", "");
+  if (!a.empty() && a == b) return 0;
+  return (t.wall_anchor_ns - t.mono_anchor_ns) + s.offset_ns -
+         (t0.wall_anchor_ns - t0.mono_anchor_ns);
+}
+
+void Shift(ConnectionRecord& c, int64_t d) {
+  for (Nanos* t :
+       {&c.intended_start, &c.actual_start, &c.tcp_established, &c.tls_done, &c.closed}) {
+    if (*t != 0) *t += d;  // 0: the phase was never reached
+  }
+}
+
+void Shift(RequestRecord& r, int64_t d) {
+  for (Nanos* t : {&r.sent, &r.first_byte, &r.last_byte}) {
+    if (*t != 0) *t += d;
+  }
+}
+
+// ArmLoadOptions: the arm's LoadOptions as every shard ran it (the whole arm's rate), for the
+// statistics and validity checks of the union.
+Result<std::vector<LoadOptions>> ArmLoadOptions(const results::RunInfo& info,
+                                                const std::vector<results::StoredArm>& stored) {
+  ParseOptions po;
+  auto sc = StoredScenario(info, po);
+  if (!sc) return sc.error();
+  auto arms = ExpandArms(*sc);
+  if (!arms) return arms.error();
+  if (arms->size() != stored.size()) {
+    return MakeError(ErrorKind::kConfig,
+                     fmt::format("the stored scenario plans {} arms, the database holds {}",
+                                 arms->size(), stored.size()));
+  }
+  std::vector<LoadOptions> out;
+  for (const Arm& a : *arms) {
+    auto addr = ParseAddress(ToolRunsServer(a.settings) ? "127.0.0.1:0" : a.settings.address);
+    if (!addr) return addr.error();
+    out.push_back(MakeLoadOptions(a.settings, *addr, 0));
+  }
+  return out;
+}
+
+struct MergedTrial {
+  LoadResult load;
+  std::vector<uint32_t> shard_of;
+  std::vector<results::TrialRecords> records;  // own the strings the connections point to
+  results::TrialRow row;
+};
+
+Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
+                               const LoadOptions& options) {
+  MergedTrial m;
+  const Shard& lead = shards.front();
+  const results::StoredTrial& t0 = *lead.by_seq.at(seq);
+  const int64_t tolerance =
+      lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000});
+  m.load.options = options;
+  m.load.threads = 0;
+  std::vector<std::string> reasons;
+  nlohmann::json views = nlohmann::json::array();
+  double cpu_wall = 0;
+  for (Shard& s : shards) {
+    const results::StoredTrial& t = *s.by_seq.at(seq);
+    auto rec = results::ReadTrialRecords(s.db, t.id);
+    if (!rec) return rec.error();
+    const int64_t d = ShiftNs(s, t, lead, t0);
+    const uint32_t first_request = static_cast<uint32_t>(m.load.requests.size());
+    for (RequestRecord& r : rec->load.requests) {
+      Shift(r, d);
+      m.load.requests.push_back(r);
+    }
+    for (ConnectionRecord& c : rec->load.connections) {
+      Shift(c, d);
+      c.first_request += first_request;
+      c.id = m.load.connections.size();
+      m.load.connections.push_back(std::move(c));
+      m.shard_of.push_back(s.run.info.shard.index);
+    }
+    m.records.push_back(std::move(*rec));
+    // The load generators' own accounting, from each shard's stored summary.
+    const nlohmann::json& sum = t.summary;
+    const double user = JsonNumber(sum, "loadgen", "cpu_user_s");
+    const double sys = JsonNumber(sum, "loadgen", "cpu_sys_s");
+    const double share = JsonNumber(sum, "loadgen", "cpu_share");
+    const auto threads = static_cast<unsigned>(JsonNumber(sum, "loadgen", "threads"));
+    m.load.cpu_user_s += user;
+    m.load.cpu_sys_s += sys;
+    m.load.threads += threads;
+    m.load.measured_wall_s = std::max(m.load.measured_wall_s, JsonNumber(sum, "loadgen", "wall_s"));
+    if (share > 0 && threads > 0) cpu_wall = std::max(cpu_wall, (user + sys) / (share * threads));
+    m.load.skipped += static_cast<uint64_t>(JsonNumber(sum, "loadgen", "skipped"));
+    m.load.unfinished += static_cast<uint64_t>(JsonNumber(sum, "loadgen", "unfinished"));
+    m.load.interrupted = m.load.interrupted || t.interrupted;
+    // Did this shard measure the same interval as shard 0? Its start on shard 0's clock.
+    const int64_t skew = (t.MeasureStartUnixNs() + s.offset_ns) - t0.MeasureStartUnixNs();
+    const uint32_t who = s.run.info.shard.index;
+    if (std::llabs(skew) > tolerance) {
+      reasons.push_back(
+          fmt::format("shard {} began its measured phase {:+.1f} ms from shard 0's "
+                      "(limit ±{:.1f} ms): the shards did not load the target "
+                      "together",
+                      who, static_cast<double>(skew) / 1e6, static_cast<double>(tolerance) / 1e6));
+    }
+    for (const std::string& r : t.reasons) reasons.push_back(fmt::format("shard {}: {}", who, r));
+    views.push_back({{"shard", who},
+                     {"host", s.run.info.hostname},
+                     {"source", s.source},
+                     {"valid", t.valid},
+                     {"reasons", t.reasons},
+                     {"connections", m.records.back().load.connections.size()},
+                     {"client_cpu_s", t.client_cpu_s},
+                     {"measure_start_unix_ns", t.MeasureStartUnixNs()},
+                     {"clock_offset_ns", s.offset_ns},
+                     {"start_skew_ns", skew},
+                     {"timestamp_shift_ns", d}});
+  }
+  m.load.cpu_wall_s = cpu_wall;
+  m.load.measure_start = t0.measure_start_ns;
+  m.load.measure_end = t0.measure_end_ns;
+  const LoadSummary summary = Summarize(m.load);
+  results::TrialRow& row = m.row;
+  row.arm = t0.arm;
+  row.block = t0.block;
+  row.seq = t0.seq;
+  row.started = t0.started;
+  row.ended = t0.ended;
+  for (const Shard& s : shards) row.ended = std::max(row.ended, s.by_seq.at(seq)->ended);
+  row.reasons = summary.invalid_reasons;
+  row.reasons.insert(row.reasons.end(), reasons.begin(), reasons.end());
+  row.valid = row.reasons.empty();
+  row.interrupted = m.load.interrupted;
+  row.summary = SummaryJson(summary);
+  row.target = t0.target;
+  row.link = t0.link;
+  row.server_cpu_s = t0.server_cpu_s;
+  row.server_handshakes = t0.server_handshakes;
+  row.client_cpu_s = m.load.cpu_user_s + m.load.cpu_sys_s;
+  row.mono_anchor_ns = t0.mono_anchor_ns;
+  row.wall_anchor_ns = t0.wall_anchor_ns;
+  row.shards = std::move(views);
+  return m;
+}
+
+Result<std::vector<Shard>> OpenShards(const std::vector<std::string>& inputs) {
+  std::vector<Shard> shards;
+  for (const std::string& in : inputs) {
+    auto db = results::OpenResults(in);
+    if (!db) return db.error();
+    auto run = results::ReadRun(*db);
+    if (!run) return run.error();
+    shards.push_back({in, std::move(*db), std::move(*run), {}, 0});
+  }
+  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) {
+    return a.run.info.shard.index < b.run.info.shard.index;
+  });
+  for (size_t k = 0; k < shards.size(); ++k) {
+    Shard& s = shards[k];
+    if (s.run.info.shard.index != k) {
+      if (k > 0 && s.run.info.shard.index == k - 1) {
+        return Refuse(fmt::format("shard {} is given twice: {} and {}", k - 1, shards[k - 1].source,
+                                  s.source));
+      }
+      return Refuse(fmt::format("shard {} of {} is missing", k, shards.size()));
+    }
+    for (const auto& t : s.run.trials) s.by_seq[t.seq] = &t;
+    s.offset_ns = s.run.info.shard_facts.value("clock_offset_ns", int64_t{0});
+  }
+  return shards;
+}
+
+}  // namespace
+
+Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po) {
+  const auto& o = info.options;
+  po.full = o.value("full", false);
+  po.trials = o.value("trials", 0u);
+  po.overrides = o.value("set", std::vector<std::string>{});
+  po.only = o.value("only", std::vector<std::string>{});
+  return ParseScenarioText(info.scenario_text, info.scenario_file, po);
+}
+
+Result<MergeOutcome> MergeShards(const MergeOptions& o) {
+  if (o.inputs.size() < 2) {
+    return MakeError(
+        ErrorKind::kUsage,
+        fmt::format("merge: {} database given; give every shard's run directory", o.inputs.size()));
+  }
+  auto shards = OpenShards(o.inputs);
+  if (!shards) return shards.error();
+  if (Status st = CheckAlike(*shards); !st) return st.error();
+  const Shard& lead = shards->front();
+  auto options = ArmLoadOptions(lead.run.info, lead.run.arms);
+  if (!options) return options.error();
+
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  const std::string db_path = (fs::path(o.out_dir) / "results.sqlite").string();
+  results::RunInfo info = lead.run.info;
+  info.merged = true;
+  info.shard = {0, static_cast<uint32_t>(shards->size())};
+  nlohmann::json facts = nlohmann::json::array();
+  for (const Shard& s : *shards) {
+    facts.push_back({{"shard", s.run.info.shard.index},
+                     {"host", s.run.info.hostname},
+                     {"source", fs::absolute(s.source, ec).string()},
+                     {"started", s.run.info.started},
+                     {"complete", s.run.complete},
+                     {"facts", s.run.info.shard_facts}});
+  }
+  info.shard_facts = {{"shards", facts},
+                      {"max_start_late_ns",
+                       lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000})}};
+  std::vector<results::ArmRow> arms;
+  for (const results::StoredArm& a : lead.run.arms) {
+    arms.push_back({a.id, a.label, a.factors, a.settings, a.floor});
+  }
+  auto writer = results::RunWriter::Create(db_path, info, arms);
+  if (!writer) return writer.error();
+  for (const results::StoredArm& a : lead.run.arms) {
+    if (a.status != "failed") continue;
+    if (Status st = writer->MarkArmFailed(a.id, a.failure); !st) return st.error();
+  }
+  MergeOutcome out;
+  out.dir = o.out_dir;
+  out.shards = static_cast<uint32_t>(shards->size());
+  out.complete = true;
+  for (const Shard& s : *shards) out.complete = out.complete && s.run.complete;
+  for (const results::StoredTrial& t0 : lead.run.trials) {
+    const bool everywhere = std::all_of(shards->begin(), shards->end(),
+                                        [&](const Shard& s) { return s.by_seq.count(t0.seq) > 0; });
+    if (!everywhere) {
+      fmt::print(o.log, "trial {} is missing from a shard: left out\n", t0.seq);
+      out.complete = false;
+      continue;
+    }
+    auto m = MergeTrial(*shards, t0.seq, (*options)[t0.arm - 1]);
+    if (!m) return m.error();
+    m->row.load = &m->load;
+    m->row.connection_shards = &m->shard_of;
+    if (Status st = writer->WriteTrial(m->row); !st) return st.error();
+    ++out.trials;
+    out.connections += m->load.connections.size();
+    if (!m->row.valid) ++out.trials_invalid;
+  }
+  for (const Shard& s : *shards) {
+    if (s.run.trials.size() != lead.run.trials.size()) out.complete = false;
+  }
+  std::string ended;
+  for (const Shard& s : *shards) ended = std::max(ended, s.run.ended);
+  if (Status st = writer->Finish(ended, out.complete); !st) return st.error();
+  return out;
+}
+
+}  // namespace pqc::scenario

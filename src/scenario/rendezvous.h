@@ -1,0 +1,141 @@
+// rendezvous — how the shards of one run meet: shard 0 (the leader) listens on a small TCP
+// port, the others join it there. A joining shard states who it is and what it will run (the
+// plan's identity), so a shard started with another scenario, other flags or another build is
+// refused before anything is measured, with what differs. Each joiner then measures its clock
+// offset to the leader's (NTP's four timestamps, the round trip with the least delay kept).
+// Per trial the leader announces the start instant (its wall clock), the port of the target
+// it started and the roots that verify it; every shard says when its load has finished, and
+// only then does the leader stop the target. One line per message, text, so that a stuck run
+// can be read with `ss` and a packet capture; the parser is fuzzed (fuzz/rendezvous_fuzz.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fd.h"
+#include "core/shard.h"
+#include "net/address.h"
+
+namespace pqc::scenario {
+
+// PlanIdentity: what must be equal on every shard of a run.
+struct PlanIdentity {
+  std::string version;   // the tool's version and commit
+  std::string scenario;  // digest of the scenario text
+  std::string options;   // digest of the run's options (full, --set, --only, trials)
+  std::string plan;      // digest of the arms' settings and the trial order
+};
+
+enum class MessageKind : uint8_t {
+  kHello,
+  kWelcome,
+  kRefuse,
+  kPing,
+  kPong,
+  kReady,
+  kTrial,
+  kSkip,
+  kDone,
+  kEnd
+};
+
+// Message: one line. Which fields are set depends on the kind (see FormatMessage).
+struct Message {
+  MessageKind kind = MessageKind::kEnd;
+  ShardSpec shard;         // hello, done
+  PlanIdentity identity;   // hello
+  uint64_t seq = 0;        // trial, skip, done
+  int64_t t0 = 0, t1 = 0;  // ping (t0), pong (t0, t1): wall clock ns
+  int64_t start_at = 0;    // trial: the leader's wall clock ns
+  uint16_t port = 0;       // trial: the target's port on the leader's serve host
+  uint64_t payload = 0;    // trial: bytes of PEM roots that follow the line
+  bool valid = false;      // done
+  std::string text;        // refuse, skip: the reason (rest of the line)
+};
+
+constexpr size_t kMaxLine = 4096;
+constexpr uint64_t kMaxPayload = 1 << 20;
+
+std::string FormatMessage(const Message& m);  // without the newline
+Result<Message> ParseMessage(std::string_view line);
+
+// ClockOffset: leader's wall clock minus this shard's, and the round trip it was measured
+// with (the offset's error is at most half of it).
+struct ClockOffset {
+  int64_t offset_ns = 0;
+  int64_t rtt_ns = 0;
+};
+
+// Channel: one control connection, blocking reads with a deadline (CLOCK_MONOTONIC).
+class Channel {
+ public:
+  explicit Channel(ScopedFd fd) : fd_(std::move(fd)) {}
+  Status Send(const Message& m, std::string_view payload = {});
+  Result<Message> Receive(Nanos deadline);
+  Result<std::string> ReceiveBytes(uint64_t n, Nanos deadline);
+
+ private:
+  Status Fill(Nanos deadline);
+  ScopedFd fd_;
+  std::string buf_;
+};
+
+// TrialStart: what a follower is told for one trial.
+struct TrialStart {
+  uint64_t seq = 0;
+  bool skip = false;  // the leader could not run the arm (text says why)
+  bool end = false;   // the leader has no more trials
+  std::string text;
+  int64_t start_at = 0;  // this shard's wall clock ns (the offset applied)
+  SocketAddress target;  // the leader's host, the target's port
+  std::string roots_pem;
+};
+
+class Leader {
+ public:
+  // Open: listens on `addr`, waits until every other shard of `spec` has joined with the same
+  // identity (a mismatch is an error naming the shard and what differs), until `deadline`.
+  static Result<Leader> Open(const SocketAddress& addr, const ShardSpec& spec,
+                             const PlanIdentity& identity, Nanos deadline, std::FILE* log);
+  // Announce: trial `seq` starts at `start_at` (wall ns) on the target's `port`.
+  Status Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem);
+  Status Skip(uint64_t seq, std::string_view reason);
+  // WaitDone: every follower finished trial `seq`; the shards whose trial was invalid.
+  Result<std::vector<uint32_t>> WaitDone(uint64_t seq, Nanos deadline);
+  void End();
+
+ private:
+  struct Follower {
+    uint32_t shard;
+    Channel channel;
+  };
+  std::vector<Follower> followers_;
+};
+
+class Follower {
+ public:
+  static Result<Follower> Join(const SocketAddress& leader, const ShardSpec& spec,
+                               const PlanIdentity& identity, Nanos deadline);
+  Result<TrialStart> Next(Nanos deadline);
+  Status Done(uint64_t seq, bool valid);
+  const ClockOffset& clock() const { return clock_; }
+
+ private:
+  Follower(Channel c, SocketAddress leader, ShardSpec spec, ClockOffset clock)
+      : channel_(std::move(c)), leader_(leader), spec_(spec), clock_(clock) {}
+  Channel channel_;
+  SocketAddress leader_;
+  ShardSpec spec_;
+  ClockOffset clock_;
+};
+
+// Digest: FNV-1a 64 of a text as 16 hex digits (identity, not security: a shard lies to no
+// one here, it is only misconfigured).
+std::string Digest(std::string_view text);
+
+}  // namespace pqc::scenario

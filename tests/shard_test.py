@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""shard_test.py BIN — a sharded study on one machine, checked against its raw rows (issue 18).
+
+Three `pqc-bench run --shard I/3` processes meet at a rendezvous on 127.0.0.1; shard 0 starts
+the embedded target each trial and all three load it from one start instant. `pqc-bench merge`
+then makes one database. Checked, from the SQLite files themselves:
+- every connection of every shard is in the merged database exactly once, with its shard
+  (the same rows: thread, intended start, start, TCP, TLS and close instants);
+- the merged trial's handshake percentiles are those of the union of the shards' raw rows
+  (recomputed here from the rows, with the tool's percentile definition), and its connection
+  count their sum; together the shards kept the arm's rate (each ran a third of it);
+- `report` reads the merged database;
+- a shard with other flags is refused at the rendezvous, naming what differs;
+- a shard that starts late (stopped with SIGSTOP across the start instant) is detected: its
+  own trial and the merged one are invalid, naming it;
+- merge refuses a set with a shard missing or given twice, and databases of two studies.
+"""
+import json
+import math
+import os
+import pathlib
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SCENARIO = """title = "shard test"
+[tls]
+chain = "ecdsa-p256"
+[load]
+rate = 90
+duration = "2s"
+warmup = "1s"
+# Three shards and the target share two cores here: start lags of milliseconds are this
+# machine's, not the subject (which is what the merge keeps and computes).
+max_lag_p99 = "500ms"
+[trials]
+count = 1
+seed = 5
+[matrix]
+group = ["X25519", "X25519MLKEM768"]
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok:", msg)
+
+
+def start_shards(bin_, scen, results, count, port, extra=None, tolerance="10ms"):
+    procs = []
+    for i in range(count):
+        args = [bin_, "run", str(scen), "--shard", f"{i}/{count}", "--rendezvous",
+                f"127.0.0.1:{port}", "--results", str(results), "--rendezvous-timeout", "60s",
+                "--start-tolerance", tolerance]
+        args += (extra or {}).get(i, [])
+        procs.append(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    return procs
+
+
+def finish(procs, timeout=240):
+    out = []
+    for p in procs:
+        try:
+            o, e = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+        out.append((p.returncode, o, e))
+    return out
+
+
+def rows(db, sql, *args):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def percentile(sorted_values, q):
+    """The tool's definition (stats/percentiles.cc): linear between closest ranks."""
+    h = (len(sorted_values) - 1) * q
+    i = math.floor(h)
+    if i + 1 >= len(sorted_values):
+        return sorted_values[-1]
+    return sorted_values[i] + (h - i) * (sorted_values[i + 1] - sorted_values[i])
+
+
+def shard_dirs(results):
+    return sorted(p for p in pathlib.Path(results).iterdir() if p.is_dir())
+
+
+CONN_KEY = ("thread, intended_start, actual_start, tcp_established, tls_done, closed, measured, "
+            "grp, error")
+
+
+def main():
+    bin_ = os.path.abspath(sys.argv[1])
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="pqc-shard-test-"))
+    scen = tmp / "shard.toml"
+    scen.write_text(SCENARIO)
+
+    # 1. Three shards, one study.
+    results = tmp / "shards"
+    outs = finish(start_shards(bin_, scen, results, 3, free_port()))
+    for i, (rc, o, e) in enumerate(outs):
+        if rc != 0:
+            print(e[-3000:])
+        check(rc == 0, f"shard {i}/3 exit status 0 (was {rc})")
+    dirs = shard_dirs(results)
+    check(len(dirs) == 3 and all("-shard-" in d.name for d in dirs),
+          f"three shard run directories: {[d.name for d in dirs]}")
+    merged = tmp / "merged"
+    m = subprocess.run([bin_, "merge", *map(str, dirs), "-o", str(merged)], capture_output=True,
+                       text=True)
+    if m.returncode != 0:
+        print(m.stderr[-3000:])
+    check(m.returncode == 0, "merge exit status 0")
+    mdb = merged / "results.sqlite"
+    shard_dbs = {int(rows(d / "results.sqlite", "SELECT shard_index FROM run")[0][0]):
+                 d / "results.sqlite" for d in dirs}
+    check(sorted(shard_dbs) == [0, 1, 2], "the shards are 0, 1 and 2")
+    for i, db in shard_dbs.items():
+        check(rows(db, "SELECT shard_count FROM run")[0][0] == 3, f"shard {i} knows it is one of 3")
+    check(rows(mdb, "SELECT shard_index, shard_count FROM run")[0] == (None, 3),
+          "the merged run is all 3 shards (shard_index NULL)")
+    offsets = {i: json.loads(rows(db, "SELECT shard_json FROM run")[0][0])["clock_offset_ns"]
+               for i, db in shard_dbs.items()}
+    check(all(abs(v) < 5_000_000 for v in offsets.values()),
+          f"clock offsets to shard 0 on one machine under 5 ms: {offsets}")
+
+    seqs = [r[0] for r in rows(mdb, "SELECT seq FROM trials ORDER BY seq")]
+    check(len(seqs) == 2, f"two merged trials (one per arm): {seqs}")
+    total_union = 0
+    for seq in seqs:
+        (mtid, msummary, mvalid, mreasons), = rows(
+            mdb, "SELECT id, summary_json, valid, reasons_json FROM trials WHERE seq = ?", seq)
+        union = []
+        for i, db in shard_dbs.items():
+            (tid,), = rows(db, "SELECT id FROM trials WHERE seq = ?", seq)
+            mine = rows(db, f"SELECT {CONN_KEY} FROM connections WHERE trial_id = ?", tid)
+            got = rows(mdb, f"SELECT {CONN_KEY} FROM connections WHERE trial_id = ? AND shard = ?",
+                       mtid, i)
+            check(sorted(mine) == sorted(got) and len(mine) > 0,
+                  f"trial {seq}: shard {i}'s {len(mine)} connections are in the merged database, "
+                  "each once, unchanged")
+            union += mine
+        n_merged = rows(mdb, "SELECT count(*) FROM connections WHERE trial_id = ?", mtid)[0][0]
+        check(n_merged == len(union), f"trial {seq}: merged holds {n_merged} = the union's "
+              f"{len(union)} connections, no more")
+        total_union += len(union)
+        # Handshake over measured connections that reached both instants (client/summary.cc).
+        hs = sorted((r[4] - r[3]) / 1e3 for r in union if r[6] == 1 and r[3] != 0 and r[4] != 0)
+        s = json.loads(msummary)
+        ph = s["phases"]["handshake"]
+        for q, key in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99")):
+            want = percentile(hs, q)
+            check(abs(ph[key] - want) <= 1e-6 * max(1.0, abs(want)),
+                  f"trial {seq}: merged handshake {key} {ph[key]:.3f} µs = the union's "
+                  f"{want:.3f} µs")
+        measured = sum(1 for r in union if r[6] == 1)
+        check(s["connections"] == measured,
+              f"trial {seq}: merged summary counts {s['connections']} measured connections = the "
+              "union's")
+        # 90/s for 2 s from three shards of 30/s: the arm's rate, not three times it.
+        check(abs(measured - 180) <= 6, f"trial {seq}: {measured} measured connections ≈ 90/s × 2 s")
+        check(mvalid == 1, f"trial {seq} valid after merging (reasons: {mreasons})")
+    rep = subprocess.run([bin_, "report", str(merged)], capture_output=True, text=True)
+    check(rep.returncode == 0 and "X25519MLKEM768" in rep.stdout, "report reads the merged run")
+
+    # 2. Merge refuses what is not one study's full set of shards.
+    bad = subprocess.run([bin_, "merge", str(dirs[0]), str(dirs[1]), "-o", str(tmp / "m2")],
+                         capture_output=True, text=True)
+    check(bad.returncode == 2 and "2 database(s) were given" in bad.stderr,
+          f"merge of 2 of 3 shards refused: {bad.stderr.strip()[:160]}")
+    bad = subprocess.run([bin_, "merge", str(dirs[0]), str(dirs[1]), str(dirs[1]), "-o",
+                          str(tmp / "m3")], capture_output=True, text=True)
+    check(bad.returncode == 2 and "given twice" in bad.stderr,
+          f"a shard given twice refused: {bad.stderr.strip()[:160]}")
+
+    # 3. A shard started with other flags is refused at the rendezvous.
+    outs = finish(start_shards(bin_, scen, tmp / "differ", 2, free_port(),
+                               extra={1: ["--set", "duration=3s"]}))
+    check(outs[0][0] != 0 and outs[1][0] != 0, "both shards of a mismatched pair exit non-zero")
+    check("other run options" in outs[0][2] and "other run options" in outs[1][2],
+          "the leader and the shard say the run options differ")
+
+    # 4. A late shard: shard 1 stopped across the start instant of the first trial.
+    procs = start_shards(bin_, scen, tmp / "late", 2, free_port(), tolerance="50ms")
+    err1 = []
+
+    def read_follower():
+        for line in procs[1].stderr:
+            err1.append(line)
+            if "joined shard 0" in line:
+                os.kill(procs[1].pid, signal.SIGSTOP)
+                time.sleep(1.5)
+                os.kill(procs[1].pid, signal.SIGCONT)
+
+    t = threading.Thread(target=read_follower)
+    t.start()
+    o0, e0 = procs[0].communicate(timeout=240)
+    procs[1].wait(timeout=240)
+    t.join()
+    late_dirs = shard_dirs(tmp / "late")
+    lm = subprocess.run([bin_, "merge", *map(str, late_dirs), "-o", str(tmp / "late-merged")],
+                        capture_output=True, text=True)
+    late_db = [d for d in late_dirs if d.name.endswith("shard-1-of-2")][0] / "results.sqlite"
+    (reasons,), = rows(late_db, "SELECT reasons_json FROM trials ORDER BY seq LIMIT 1")
+    check("after the start barrier" in reasons, f"the late shard's own trial says so: {reasons}")
+    (mreasons, mvalid), = rows(tmp / "late-merged" / "results.sqlite",
+                               "SELECT reasons_json, valid FROM trials ORDER BY seq LIMIT 1")
+    check(mvalid == 0 and "shard 1" in mreasons,
+          f"the merged trial is invalid and names shard 1: {mreasons[:200]}")
+
+    # 5. Shards of two studies (another seed) do not merge.
+    other = tmp / "other.toml"
+    other.write_text(SCENARIO.replace("seed = 5", "seed = 6"))
+    outs = finish(start_shards(bin_, other, tmp / "other", 2, free_port()))
+    check(all(rc == 0 for rc, _, _ in outs), "a second two-shard study ran")
+    other_dirs = shard_dirs(tmp / "other")
+    mixed = subprocess.run([bin_, "merge", str(late_dirs[0]), str(other_dirs[1]), "-o",
+                            str(tmp / "mixed")], capture_output=True, text=True)
+    check(mixed.returncode == 2 and "scenario text" in mixed.stderr,
+          f"shard 0 of one study and shard 1 of another refused: {mixed.stderr.strip()[:200]}")
+    print(f"PASS ({total_union} connections checked)")
+
+
+if __name__ == "__main__":
+    main()
