@@ -59,7 +59,7 @@ bool Write(const std::string& path, const pqc::LoadResult& load) {
     t.valid = true;
     t.summary = t.target = nlohmann::json::object();
     t.load = &load;
-    if (pqc::Status st = w->WriteTrial(t); !st) {
+    if (auto st = w->WriteTrial(t); !st) {
       fmt::print(stderr, "{}\n", st.error().message);
       return false;
     }

@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     }
     const double cpu0 = CpuSeconds();
     const pqc::Nanos t0 = pqc::MonotonicNow();
-    if (pqc::Status st = w->WriteTrial(trial); !st) {
+    if (auto st = w->WriteTrial(trial); !st) {
       fmt::print(stderr, "{}\n", st.error().message);
       return 2;
     }

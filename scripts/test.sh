@@ -21,7 +21,7 @@ stages=("$@")
 # for a 5–15× slower binary), and link_integration_test: its assertions are physical timings
 # of the packet mover (round trips at 50 ms RTT), which a TSan binary under load does not keep;
 # link_test covers the mover's logic.
-TSAN_LABELS='^(net_test|server_test|load_test|link_test|run_test|target_test|observatory_test)$'
+TSAN_LABELS='^(net_test|server_test|load_test|link_test|run_test|target_test|observatory_test|shard)$'
 
 for stage in "${stages[@]}"; do
   start=$SECONDS

@@ -260,6 +260,11 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
     ASSERT_TRUE(
         db->Exec("ALTER TABLE connections DROP COLUMN early_data;"
                  "ALTER TABLE connections DROP COLUMN early_bytes;"
+                 "ALTER TABLE connections DROP COLUMN shard;"
+                 "ALTER TABLE run DROP COLUMN shard_index;"
+                 "ALTER TABLE run DROP COLUMN shard_count;"
+                 "ALTER TABLE run DROP COLUMN shard_json;"
+                 "ALTER TABLE trials DROP COLUMN shards_json;"
                  "UPDATE meta SET value = '3' WHERE key = 'version'"));
   }
   {
@@ -284,6 +289,11 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
   ASSERT_TRUE(rec) << rec.error().message;
   EXPECT_EQ(rec->load.connections[2].early_data, EarlyData::kRejected);
   EXPECT_EQ(rec->load.connections[2].early_bytes, 62u);
+  // Upgraded through version 4 to 5: one shard of one, every connection shard 0's.
+  EXPECT_FALSE(run->info.merged);
+  EXPECT_EQ(run->info.shard.index, 0u);
+  EXPECT_EQ(run->info.shard.count, 1u);
+  EXPECT_EQ(rec->shards, std::vector<uint32_t>(rec->load.connections.size(), 0));
 }
 
 TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {

@@ -251,7 +251,7 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
   return w;
 }
 
-Status RunWriter::WriteTrial(const TrialRow& t) {
+Result<int64_t> RunWriter::WriteTrial(const TrialRow& t) {
   auto tx = Transaction::Begin(*db_);
   if (!tx) return tx.error();
   auto ins = db_->Prepare(
@@ -281,25 +281,26 @@ Status RunWriter::WriteTrial(const TrialRow& t) {
   s.Bind(14, t.client_cpu_s);
   s.Bind(15, t.mono_anchor_ns);
   s.Bind(16, t.wall_anchor_ns);
-  s.Bind(17, t.load != nullptr ? t.load->measure_start : 0);
-  s.Bind(18, t.load != nullptr ? t.load->measure_end : 0);
+  s.Bind(17, t.load != nullptr ? t.load->measure_start : t.measure_start_ns);
+  s.Bind(18, t.load != nullptr ? t.load->measure_end : t.measure_end_ns);
   if (t.shards.is_null()) {
     s.BindNull(19);
   } else {
     s.Bind(19, t.shards.dump());
   }
-  if (Status st = s.Run(); !st) return st;
+  if (Status st = s.Run(); !st) return st.error();
   const int64_t trial_id = sqlite3_last_insert_rowid(db_->get());
   if (t.load != nullptr) {
-    if (Status st = InsertRecords(*db_, trial_id, t); !st) return st;
+    if (Status st = InsertRecords(*db_, trial_id, t); !st) return st.error();
   }
   if (Status st = db_->Exec(fmt::format("UPDATE arms SET status = 'measured' WHERE id = {} AND "
                                         "status = 'pending'",
                                         t.arm));
       !st) {
-    return st;
+    return st.error();
   }
-  return tx->Commit();
+  if (Status st = tx->Commit(); !st) return st.error();
+  return trial_id;
 }
 
 Status RunWriter::MarkArmFailed(uint32_t arm, const std::string& failure) {

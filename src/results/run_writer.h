@@ -73,6 +73,8 @@ struct TrialRow {
   int64_t mono_anchor_ns = 0;  // a CLOCK_MONOTONIC instant …
   int64_t wall_anchor_ns = 0;  // … and the UTC time (ns since the epoch) it corresponds to
   const LoadResult* load = nullptr;
+  // Without `load` (its records are copied by the caller): the measured phase's bounds.
+  int64_t measure_start_ns = 0, measure_end_ns = 0;
   // The shard of each connection (parallel to load->connections; null: all `shard`'s), and,
   // in a merged run, every shard's view of the trial.
   const std::vector<uint32_t>* connection_shards = nullptr;
@@ -89,7 +91,8 @@ class RunWriter {
   // of an interrupted attempt are deleted so that they run again.
   static Result<RunWriter> Reopen(const std::string& path);
 
-  Status WriteTrial(const TrialRow& trial);
+  // WriteTrial: the trial and its records in one transaction; returns the trial's id.
+  Result<int64_t> WriteTrial(const TrialRow& trial);
   Status MarkArmFailed(uint32_t arm, const std::string& failure);
   Status Finish(const std::string& ended, bool complete);
   Db& db() { return *db_; }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "client/summary.h"
 #include "client/summary_output.h"
@@ -114,6 +115,60 @@ void Shift(RequestRecord& r, int64_t d) {
   }
 }
 
+// The same shift in SQL, for the rows copied as they are.
+std::string Shifted(std::string_view column) {
+  return fmt::format("CASE {0} WHEN 0 THEN 0 ELSE {0} + ?2 END", column);
+}
+
+// CopyRecords: a shard's rows of one trial into the merged trial, inside SQLite (no row is
+// decoded and bound again: for millions of rows this is what keeps a merge to seconds), under
+// connection ids after the previous shards', with their shard and shifted timestamps.
+Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int64_t to,
+                   int64_t id_offset, int64_t request_offset, int64_t shift, uint32_t shard) {
+  auto path = out.Prepare("ATTACH DATABASE ?1 AS shard");
+  if (!path) return path.error();
+  path->Bind(1, file);
+  if (Status st = path->Run(); !st) return st;
+  const std::string conns = fmt::format(
+      "INSERT INTO main.connections SELECT ?1, id + ?3, thread, mode, measured, offered_session, "
+      "{}, {}, {}, {}, {}, first_request + ?5, request_count, handshake_bytes_written, "
+      "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
+      "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, "
+      "error_detail, handshake_segments_read, early_data, early_bytes, ?6 FROM shard.connections "
+      "WHERE trial_id = ?4 ORDER BY id",
+      Shifted("intended_start"), Shifted("actual_start"), Shifted("tcp_established"),
+      Shifted("tls_done"), Shifted("closed"));
+  const std::string reqs = fmt::format(
+      "INSERT INTO main.requests SELECT ?1, conn_id + ?3, seq, {}, {}, {}, status, body_bytes "
+      "FROM shard.requests WHERE trial_id = ?4 ORDER BY conn_id, seq",
+      Shifted("sent"), Shifted("first_byte"), Shifted("last_byte"));
+  Status st = out.Exec("BEGIN");
+  for (const std::string* sql : {&conns, &reqs}) {
+    if (!st) break;
+    auto stmt = out.Prepare(*sql);
+    if (!stmt) {
+      st = stmt.error();
+      break;
+    }
+    stmt->Bind(1, to);
+    stmt->Bind(2, shift);
+    stmt->Bind(3, id_offset);
+    stmt->Bind(4, from);
+    if (sql == &conns) {
+      stmt->Bind(5, request_offset);
+      stmt->Bind(6, int64_t{shard});
+    }
+    st = stmt->Run();
+  }
+  if (st) {
+    st = out.Exec("COMMIT");
+  } else {
+    (void)out.Exec("ROLLBACK");  // the copy's error is the one to report
+  }
+  Status detached = out.Exec("DETACH DATABASE shard");
+  return st ? detached : st;
+}
+
 // ArmLoadOptions: the arm's LoadOptions as every shard ran it (the whole arm's rate), for the
 // statistics and validity checks of the union.
 Result<std::vector<LoadOptions>> ArmLoadOptions(const results::RunInfo& info,
@@ -139,10 +194,32 @@ Result<std::vector<LoadOptions>> ArmLoadOptions(const results::RunInfo& info,
 
 struct MergedTrial {
   LoadResult load;
-  std::vector<uint32_t> shard_of;
-  std::vector<results::TrialRecords> records;  // own the strings the connections point to
+  std::vector<results::TrialRecords> records;   // own the strings the connections point to
+  std::vector<uint64_t> connections, requests;  // per shard
   results::TrialRow row;
 };
+
+// ReadAll: every shard's records of trial `seq`, read side by side (one SQLite connection per
+// shard; reading is most of a merge's time), at most one reader per core.
+Result<std::vector<results::TrialRecords>> ReadAll(std::vector<Shard>& shards, uint32_t seq) {
+  std::vector<std::optional<Result<results::TrialRecords>>> got(shards.size());
+  const size_t width = std::max(1u, std::thread::hardware_concurrency());
+  for (size_t first = 0; first < shards.size(); first += width) {
+    std::vector<std::thread> readers;
+    for (size_t k = first; k < std::min(shards.size(), first + width); ++k) {
+      readers.emplace_back([&, k] {
+        got[k].emplace(results::ReadTrialRecords(shards[k].db, shards[k].by_seq.at(seq)->id));
+      });
+    }
+    for (std::thread& t : readers) t.join();
+  }
+  std::vector<results::TrialRecords> out;
+  for (auto& g : got) {
+    if (!*g) return g->error();
+    out.push_back(std::move(**g));
+  }
+  return out;
+}
 
 Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
                                const LoadOptions& options) {
@@ -151,29 +228,33 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
   const results::StoredTrial& t0 = *lead.by_seq.at(seq);
   const int64_t tolerance =
       lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000});
+  auto records = ReadAll(shards, seq);
+  if (!records) return records.error();
+  m.records = std::move(*records);
   m.load.options = options;
   m.load.threads = 0;
   std::vector<std::string> reasons;
   nlohmann::json views = nlohmann::json::array();
   double cpu_wall = 0;
-  for (Shard& s : shards) {
+  for (size_t k = 0; k < shards.size(); ++k) {
+    Shard& s = shards[k];
     const results::StoredTrial& t = *s.by_seq.at(seq);
-    auto rec = results::ReadTrialRecords(s.db, t.id);
-    if (!rec) return rec.error();
+    results::TrialRecords& rec = m.records[k];
     const int64_t d = ShiftNs(s, t, lead, t0);
-    const uint32_t first_request = static_cast<uint32_t>(m.load.requests.size());
-    for (RequestRecord& r : rec->load.requests) {
+    const auto first_request = static_cast<uint32_t>(m.load.requests.size());
+    m.connections.push_back(rec.load.connections.size());
+    m.requests.push_back(rec.load.requests.size());
+    for (RequestRecord& r : rec.load.requests) {
       Shift(r, d);
       m.load.requests.push_back(r);
     }
-    for (ConnectionRecord& c : rec->load.connections) {
+    for (ConnectionRecord& c : rec.load.connections) {
       Shift(c, d);
       c.first_request += first_request;
-      c.id = m.load.connections.size();
       m.load.connections.push_back(std::move(c));
-      m.shard_of.push_back(s.run.info.shard.index);
     }
-    m.records.push_back(std::move(*rec));
+    rec.load.connections.clear();
+    rec.load.requests.clear();
     // The load generators' own accounting, from each shard's stored summary.
     const nlohmann::json& sum = t.summary;
     const double user = JsonNumber(sum, "loadgen", "cpu_user_s");
@@ -204,7 +285,7 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
                      {"source", s.source},
                      {"valid", t.valid},
                      {"reasons", t.reasons},
-                     {"connections", m.records.back().load.connections.size()},
+                     {"connections", m.connections[k]},
                      {"client_cpu_s", t.client_cpu_s},
                      {"measure_start_unix_ns", t.MeasureStartUnixNs()},
                      {"clock_offset_ns", s.offset_ns},
@@ -234,6 +315,8 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
   row.client_cpu_s = m.load.cpu_user_s + m.load.cpu_sys_s;
   row.mono_anchor_ns = t0.mono_anchor_ns;
   row.wall_anchor_ns = t0.wall_anchor_ns;
+  row.measure_start_ns = t0.measure_start_ns;
+  row.measure_end_ns = t0.measure_end_ns;
   row.shards = std::move(views);
   return m;
 }
@@ -313,6 +396,13 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   }
   auto writer = results::RunWriter::Create(db_path, info, arms);
   if (!writer) return writer.error();
+  // No journal: the merged file is made anew from inputs that stay as they are, so a merge cut
+  // short loses nothing measured (its run is marked incomplete; merge again into a new
+  // directory), and every row is written once instead of once to the WAL and again at its
+  // checkpoint.
+  if (Status st = writer->db().Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"); !st) {
+    return st.error();
+  }
   for (const results::StoredArm& a : lead.run.arms) {
     if (a.status != "failed") continue;
     if (Status st = writer->MarkArmFailed(a.id, a.failure); !st) return st.error();
@@ -330,11 +420,37 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
       out.complete = false;
       continue;
     }
+    const Nanos read_start = MonotonicNow();
     auto m = MergeTrial(*shards, t0.seq, (*options)[t0.arm - 1]);
     if (!m) return m.error();
-    m->row.load = &m->load;
-    m->row.connection_shards = &m->shard_of;
-    if (Status st = writer->WriteTrial(m->row); !st) return st.error();
+    const Nanos copy_start = MonotonicNow();
+    auto id = writer->WriteTrial(m->row);  // the row only: the records are copied below
+    if (!id) return id.error();
+    int64_t id_offset = 0, request_offset = 0;
+    for (size_t k = 0; k < shards->size(); ++k) {
+      Shard& s = (*shards)[k];
+      const results::StoredTrial& t = *s.by_seq.at(t0.seq);
+      if (Status st = CopyRecords(writer->db(), s.db.path(), t.id, *id, id_offset, request_offset,
+                                  ShiftNs(s, t, lead, t0), s.run.info.shard.index);
+          !st) {
+        return st.error();
+      }
+      // Ids after every id of the shards before (ids need not be dense; the reader orders).
+      auto max_id = s.db.Prepare(
+          "SELECT coalesce(max(id) + 1, 0) FROM connections WHERE "
+          "trial_id = ?1");
+      if (!max_id) return max_id.error();
+      max_id->Bind(1, t.id);
+      if (auto row = max_id->Step(); !row || !*row) {
+        return MakeError(ErrorKind::kIo, "merge: cannot read a shard's connection ids");
+      }
+      id_offset += max_id->Int(0);
+      request_offset += static_cast<int64_t>(m->requests[k]);
+    }
+    fmt::print(
+        o.log, "trial {}: {} connections read and summarised in {:.2f} s, copied in {:.2f} s\n",
+        t0.seq, m->load.connections.size(), static_cast<double>(copy_start - read_start) / 1e9,
+        static_cast<double>(MonotonicNow() - copy_start) / 1e9);
     ++out.trials;
     out.connections += m->load.connections.size();
     if (!m->row.valid) ++out.trials_invalid;

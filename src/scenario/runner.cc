@@ -162,7 +162,7 @@ class Runner {
         if (Status st = follower_->Done(t.seq, trial->row.valid); !st) return st.error();
       }
       trial->row.load = &trial->load;
-      if (Status st = writer.WriteTrial(trial->row); !st) return st.error();
+      if (auto id = writer.WriteTrial(trial->row); !id) return id.error();
       ++finished;
       ++out.trials_run;
       if (!trial->row.valid) ++out.trials_invalid;
