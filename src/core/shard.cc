@@ -120,7 +120,7 @@ Result<int64_t> ParseUtcTime(std::string_view text, int64_t now_unix_ns) {
     return bad("not of the form YYYY-MM-DDTHH:MM:SSZ");
   }
   if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 ||
-      *second > 59 || *year < 1970) {
+      *second > 59 || *year < 1970 || *year > 2200) {  // nanoseconds in int64 end in 2262
     return bad("a field is out of range");
   }
   int64_t frac_ns = 0;
