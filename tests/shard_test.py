@@ -118,6 +118,22 @@ def main():
     scen = tmp / "shard.toml"
     scen.write_text(SCENARIO)
 
+    # 0. Bad shard flags: refused before anything runs, saying what would be valid.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    for args, words in (
+            (["run", str(scen), "--shard", "3/3", "--rendezvous", "127.0.0.1:1"],
+             "does not exist in a run of 3"),
+            (["run", str(scen), "--shard", "0/2"], "need --rendezvous"),
+            (["run", str(scen), "--shard", "slurm", "--rendezvous", "127.0.0.1:1"],
+             "SLURM_PROCID is not set"),
+            (["run", str(scen), "--shard", "1/2", "--rendezvous", "127.0.0.1:0"], "give a port"),
+            (["load", "--target", "127.0.0.1:1", "--start-at", "2026-13-01T00:00:00Z"],
+             "out of range"),
+            (["load", "--target", "127.0.0.1:1", "--shard", "two/3"], "valid: I/N")):
+        r = subprocess.run([bin_, *args], capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode == 2 and words in r.stderr,
+              f"{' '.join(args[-2:])}: exit 2, '{words}' ({r.stderr.strip()[:120]})")
+
     # 1. Three shards, one study.
     results = tmp / "shards"
     outs = finish(start_shards(bin_, scen, results, 3, free_port()))
