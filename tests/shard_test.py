@@ -105,7 +105,10 @@ def percentile(sorted_values, q):
 
 
 def shard_dirs(results):
-    return sorted(p for p in pathlib.Path(results).iterdir() if p.is_dir())
+    """The run directories in shard order (their names start with each shard's own start time,
+    which may differ by a second between shards)."""
+    dirs = [p for p in pathlib.Path(results).iterdir() if p.is_dir()]
+    return sorted(dirs, key=lambda p: int(p.name.rsplit("-shard-", 1)[1].split("-of-")[0]))
 
 
 CONN_KEY = ("thread, intended_start, actual_start, tcp_established, tls_done, closed, measured, "
@@ -257,6 +260,29 @@ def main():
                             str(tmp / "mixed")], capture_output=True, text=True)
     check(mixed.returncode == 2 and "scenario text" in mixed.stderr,
           f"shard 0 of one study and shard 1 of another refused: {mixed.stderr.strip()[:200]}")
+
+    # 6. An arm that cannot run (an SLH-DSA chain: OpenSSL cannot serve it) fails on shard 0
+    # and so on every shard; the other arm's trials still run on both, and merge.
+    failing = tmp / "failing.toml"
+    failing.write_text(SCENARIO.replace('group = ["X25519", "X25519MLKEM768"]',
+                                        'chain = ["ecdsa-p256", "slh-dsa-sha2-128f"]')
+                       .replace('chain = "ecdsa-p256"\n', 'group = "X25519"\n')
+                       .replace("count = 1", "count = 2"))
+    outs = finish(start_shards(bin_, failing, tmp / "failing", 2, free_port()))
+    for i, (rc, _, e) in enumerate(outs):
+        if rc != 0:
+            print(e[-3000:])
+        check(rc == 0, f"shard {i}/2 of a study with a failing arm exit status 0 (was {rc})")
+    fdirs = shard_dirs(tmp / "failing")
+    for d in fdirs:
+        status = dict(rows(d / "results.sqlite", "SELECT label, status FROM arms"))
+        check(status == {"ecdsa-p256": "measured", "slh-dsa-sha2-128f": "failed"},
+              f"{d.name}: the SLH-DSA arm failed, the ECDSA arm measured: {status}")
+        n = rows(d / "results.sqlite", "SELECT count(*) FROM trials")[0][0]
+        check(n == 2, f"{d.name}: both trials of the ECDSA arm ({n})")
+    fm = subprocess.run([bin_, "merge", *map(str, fdirs), "-o", str(tmp / "failing-merged")],
+                        capture_output=True, text=True)
+    check(fm.returncode == 0, f"the merge of a study with a failed arm ({fm.stderr[-300:]})")
     print(f"PASS ({total_union} connections checked)")
 
 

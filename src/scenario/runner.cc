@@ -113,6 +113,7 @@ class Runner {
 
   Result<RunOutcome> Run(results::RunWriter& writer, const std::set<uint32_t>& done,
                          std::set<uint32_t> failed_arms) {
+    if (follower_) return FollowRun(writer);
     RunOutcome out;
     out.dir = dir_;
     const size_t total = p_.trials.size();
@@ -128,24 +129,9 @@ class Runner {
       fmt::print(o_.log, "[{}/{}] {} (block {}){}\n", finished + 1, total, arm.label, t.block + 1,
                  o_.shard.sharded() ? " shard " + o_.shard.Label() : "");
       std::fflush(o_.log);
-      Result<TrialOutput> trial = MakeError(ErrorKind::kSystem, "not run");
-      if (follower_) {
-        auto start = follower_->Next(MonotonicNow() + TrialWait(arm.settings));
-        if (!start) return start.error();
-        if (start->end || start->seq != t.seq) {
-          return MakeError(
-              ErrorKind::kConfig,
-              fmt::format("shard 0 announced {} where this shard's plan has trial "
-                          "{}: the shards' plans differ",
-                          start->end ? "the end" : fmt::format("trial {}", start->seq), t.seq));
-        }
-        trial = start->skip ? Result<TrialOutput>(MakeError(ErrorKind::kConfig, start->text))
-                            : FollowTrial(arm, t, *start);
-      } else {
-        auto target = TargetFor(arm.settings);
-        if (!target) return target.error();
-        trial = RunTrial(**target, arm, t);
-      }
+      auto target = TargetFor(arm.settings);
+      if (!target) return target.error();
+      auto trial = RunTrial(**target, arm, t);
       if (!trial) {
         // The arm cannot run here: record why, once, and go on with the other arms.
         const std::string why = ExplainFailure(arm.settings, trial.error());
@@ -157,9 +143,6 @@ class Runner {
         failed_arms.insert(arm.id);
         ++out.arms_failed;
         continue;
-      }
-      if (follower_) {
-        if (Status st = follower_->Done(t.seq, trial->row.valid); !st) return st.error();
       }
       trial->row.load = &trial->load;
       if (auto id = writer.WriteTrial(trial->row); !id) return id.error();
@@ -175,6 +158,60 @@ class Runner {
     // Complete: every planned trial ran, or belongs to an arm that cannot run here.
     out.complete = !out.interrupted;
     if (leader_) leader_->End();
+    return out;
+  }
+
+  // FollowRun: a shard other than 0 runs the trials shard 0 announces, in its order (shard 0
+  // announces no more trials of an arm that failed there, and says SKIP once for it). Every
+  // announced trial is answered with DONE, also when this shard could not run it, so that
+  // shard 0 never waits for a trial no one is measuring.
+  Result<RunOutcome> FollowRun(results::RunWriter& writer) {
+    RunOutcome out;
+    out.dir = dir_;
+    Nanos wait = 0;
+    for (const Arm& a : p_.arms) wait = std::max(wait, TrialWait(a.settings));
+    std::set<uint32_t> failed_arms;
+    for (;;) {
+      auto start = follower_->Next(MonotonicNow() + wait);
+      if (!start) return start.error();
+      if (start->end) break;
+      if (start->seq >= p_.trials.size() || p_.trials[start->seq].seq != start->seq) {
+        return MakeError(ErrorKind::kConfig,
+                         fmt::format("shard 0 announced trial {}, which this shard's plan of {} "
+                                     "trials does not have: the shards' plans differ",
+                                     start->seq, p_.trials.size()));
+      }
+      const PlannedTrial& t = p_.trials[start->seq];
+      const Arm& arm = p_.arms[t.arm - 1];
+      fmt::print(o_.log, "[{}/{}] {} (block {}) shard {}\n", t.seq + 1, p_.trials.size(), arm.label,
+                 t.block + 1, o_.shard.Label());
+      std::fflush(o_.log);
+      auto trial = start->skip ? Result<TrialOutput>(MakeError(ErrorKind::kConfig, start->text))
+                               : FollowTrial(arm, t, *start);
+      if (!trial) {
+        const std::string why = start->skip ? start->text : trial.error().message;
+        fmt::print(o_.log, "  arm failed{}: {}\n", start->skip ? " on shard 0" : "", why);
+        if (!start->skip) {
+          if (Status st = follower_->Done(t.seq, false); !st) return st.error();
+        }
+        if (failed_arms.insert(arm.id).second) {
+          if (Status st = writer.MarkArmFailed(arm.id, why); !st) return st.error();
+          ++out.arms_failed;
+        }
+        continue;
+      }
+      if (Status st = follower_->Done(t.seq, trial->row.valid); !st) return st.error();
+      trial->row.load = &trial->load;
+      if (auto id = writer.WriteTrial(trial->row); !id) return id.error();
+      ++out.trials_run;
+      if (!trial->row.valid) ++out.trials_invalid;
+      PrintTrialLine(trial->summary);
+      if (trial->row.interrupted) {
+        out.interrupted = true;
+        break;
+      }
+    }
+    out.complete = !out.interrupted;
     return out;
   }
 
