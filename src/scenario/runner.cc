@@ -144,16 +144,10 @@ class Runner {
         ++out.arms_failed;
         continue;
       }
-      trial->row.load = &trial->load;
-      if (auto id = writer.WriteTrial(trial->row); !id) return id.error();
+      auto interrupted = Record(writer, *trial, out);
+      if (!interrupted) return interrupted.error();
       ++finished;
-      ++out.trials_run;
-      if (!trial->row.valid) ++out.trials_invalid;
-      PrintTrialLine(trial->summary);
-      if (trial->row.interrupted) {
-        out.interrupted = true;
-        break;
-      }
+      if (*interrupted) break;
     }
     // Complete: every planned trial ran, or belongs to an arm that cannot run here.
     out.complete = !out.interrupted;
@@ -201,15 +195,9 @@ class Runner {
         continue;
       }
       if (Status st = follower_->Done(t.seq, trial->row.valid); !st) return st.error();
-      trial->row.load = &trial->load;
-      if (auto id = writer.WriteTrial(trial->row); !id) return id.error();
-      ++out.trials_run;
-      if (!trial->row.valid) ++out.trials_invalid;
-      PrintTrialLine(trial->summary);
-      if (trial->row.interrupted) {
-        out.interrupted = true;
-        break;
-      }
+      auto interrupted = Record(writer, *trial, out);
+      if (!interrupted) return interrupted.error();
+      if (*interrupted) break;
     }
     out.complete = !out.interrupted;
     return out;
@@ -247,6 +235,18 @@ class Runner {
     LoadResult load;
     LoadSummary summary;
   };
+
+  // Record: a finished trial into the database and the outcome, its line printed; whether it
+  // was interrupted (the run then stops).
+  Result<bool> Record(results::RunWriter& writer, TrialOutput& trial, RunOutcome& out) {
+    trial.row.load = &trial.load;
+    if (auto id = writer.WriteTrial(trial.row); !id) return id.error();
+    ++out.trials_run;
+    if (!trial.row.valid) ++out.trials_invalid;
+    PrintTrialLine(trial.summary);
+    out.interrupted = out.interrupted || trial.row.interrupted;
+    return trial.row.interrupted;
+  }
 
   // TrialWait: how long a shard waits for the next announcement or for the others to finish
   // one trial: the trial itself, a drain, and time for a target to start and a trial of a
