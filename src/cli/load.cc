@@ -18,6 +18,7 @@
 #include "client/summary.h"
 #include "client/summary_output.h"
 #include "scenario/arm_options.h"
+#include "tls/cert_chain.h"
 #include "tls/ssl_error.h"
 
 namespace pqc::cli {
@@ -26,15 +27,13 @@ namespace {
 // ReadCertificates: every PEM certificate of the file (serve --write-ca writes one root per
 // chain the server holds), read now so that a bad file fails before the run.
 Result<std::vector<X509Ptr>> ReadCertificates(const std::string& path) {
-  BioPtr bio(BIO_new_file(path.c_str(), "r"));
-  if (!bio) return MakeError(ErrorKind::kIo, fmt::format("--ca: cannot read {}", path));
-  std::vector<X509Ptr> certs;
-  // Bounded by the file: each pass consumes one certificate.
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    certs.emplace_back(cert);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(ErrorKind::kIo, fmt::format("--ca: cannot read {}", path));
+  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto certs = CertsFromPem(pem);
+  if (!certs) {
+    return MakeError(certs.error().kind, fmt::format("--ca: {} holds no PEM certificate", path));
   }
-  if (certs.empty()) return SslError(fmt::format("--ca: {} holds no PEM certificate", path));
-  ERR_clear_error();  // the end of the file
   return certs;
 }
 
