@@ -31,7 +31,8 @@ bool Same(const pqc::scenario::Message& a, const pqc::scenario::Message& b) {
          a.identity.version == b.identity.version && a.identity.scenario == b.identity.scenario &&
          a.identity.options == b.identity.options && a.identity.plan == b.identity.plan &&
          a.seq == b.seq && a.t0 == b.t0 && a.t1 == b.t1 && a.start_at == b.start_at &&
-         a.port == b.port && a.payload == b.payload && a.valid == b.valid && a.text == b.text;
+         a.port == b.port && a.payload == b.payload && a.valid == b.valid && a.text == b.text &&
+         a.netns == b.netns;
 }
 
 }  // namespace
@@ -58,6 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string again = pqc::scenario::FormatMessage(*m);
     auto back = pqc::scenario::ParseMessage(again);
     Check(back.ok() && Same(*m, *back));
+    // A shard is only ever told to enter a namespace pqc-bench made.
+    Check(m->netns.empty() || pqc::scenario::IsToolNetns(m->netns));
   }
   return 0;
 }

@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <set>
 #include <thread>
 
 #include "client/load_runner.h"
@@ -125,12 +126,12 @@ class LinkIntegrationTest : public ::testing::Test {
     return o;
   }
 
-  // RunInClientNetns: RunLoad on a thread that entered the client namespace.
-  LoadResult RunInClientNetns(const LoadOptions& o) {
+  // RunInClientNetns: RunLoad on a thread that entered the client namespace (of `site`).
+  LoadResult RunInClientNetns(const LoadOptions& o, size_t site = 0) {
     std::optional<Result<LoadResult>> r;
     std::string enter_error;
     std::thread client([&] {
-      auto in = ScopedNetns::Enter(link_->client_netns_path());
+      auto in = ScopedNetns::Enter(link_->client_netns_path(site));
       if (!in) {
         enter_error = in.error().message;
         return;
@@ -209,6 +210,56 @@ TEST_F(LinkIntegrationTest, NamespacesAndDevicesVanishWithTheLink) {
     EXPECT_EQ(if_nametoindex("pqc0"), 0u) << "the TUN device outlived the Link";
   });
   look.join();
+}
+
+// Several client sites on one server: each site its own namespace, address and wire, the
+// server one address for all of them; each site's connect costs its own RTT while the other
+// sites' wires carry traffic of their own.
+TEST_F(LinkIntegrationTest, EachSiteConnectsAtItsOwnRtt) {
+  std::vector<LinkSite> sites;
+  for (Nanos rtt : {50 * kMs, 80 * kMs, 120 * kMs}) {
+    LinkProfile p;
+    p.rtt = rtt;
+    sites.push_back({fmt::format("rtt{}", rtt / kMs), p});
+  }
+  auto link = Link::Create(sites);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  ASSERT_EQ(link_->sites().size(), 3u);
+  EXPECT_EQ(link_->client_ip(0), "198.18.0.2");
+  EXPECT_EQ(link_->client_ip(2), "198.18.2.2");
+  std::set<std::string> paths = {link_->server_netns_path()};
+  for (size_t k = 0; k < 3; ++k) paths.insert(link_->client_netns_path(k));
+  EXPECT_EQ(paths.size(), 4u) << "one namespace per site and one for the server";
+  EXPECT_EQ(OurNamespaces(getpid()).size(), 4u);
+  StartServer("ecdsa-p256", "X25519");
+  // Every site at once, as a trial loads them.
+  std::vector<LoadResult> results(3);
+  std::vector<std::thread> clients;
+  for (size_t k = 0; k < 3; ++k) {
+    clients.emplace_back([&, k] { results[k] = RunInClientNetns(Options({"X25519"}), k); });
+  }
+  for (std::thread& t : clients) t.join();
+  for (size_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE(sites[k].name);
+    const double rtt_ms = static_cast<double>(sites[k].profile.rtt) / 1e6;
+    Phases p = MeasuredPhases(results[k]);
+    ASSERT_GE(p.count, 5u);
+    EXPECT_GE(p.connect_ms, rtt_ms);
+    EXPECT_LE(p.connect_ms, rtt_ms + 5);
+    EXPECT_EQ(std::lround(p.handshake_ms / rtt_ms), 1) << p.handshake_ms;
+    const MoverStats site = link_->site_stats(k);
+    EXPECT_GT(site.packets, 0u);
+  }
+  // The sites' counters add up to the whole link's.
+  uint64_t packets = 0;
+  for (size_t k = 0; k < 3; ++k) packets += link_->site_stats(k).packets;
+  EXPECT_EQ(packets, link_->stats().packets);
+  server_->Stop();
+  server_->Wait();
+  server_.reset();
+  link_.reset();
+  EXPECT_TRUE(OurNamespaces(getpid()).empty());
 }
 
 TEST_F(LinkIntegrationTest, ScopedNetnsReturnsTheThreadToItsNamespace) {

@@ -60,6 +60,7 @@ class ResultsTest : public ::testing::Test {
       ConnectionRecord c;
       c.id = i;
       c.thread = static_cast<uint16_t>(i % 3);
+      c.site = static_cast<uint8_t>(i % 4);
       c.mode = i % 2 ? ConnMode::kResume : ConnMode::kFresh;
       if (i % 3 == 2) {  // early data, accepted and rejected
         c.mode = ConnMode::kEarly;
@@ -188,6 +189,7 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(a.handshake_segments_read, b.handshake_segments_read);
     EXPECT_EQ(a.early_data, b.early_data);
     EXPECT_EQ(a.early_bytes, b.early_bytes);
+    EXPECT_EQ(a.site, b.site);
     EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
     EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
     EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);
@@ -261,6 +263,7 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
         db->Exec("ALTER TABLE connections DROP COLUMN early_data;"
                  "ALTER TABLE connections DROP COLUMN early_bytes;"
                  "ALTER TABLE connections DROP COLUMN shard;"
+                 "ALTER TABLE connections DROP COLUMN site;"
                  "ALTER TABLE run DROP COLUMN shard_index;"
                  "ALTER TABLE run DROP COLUMN shard_count;"
                  "ALTER TABLE run DROP COLUMN shard_json;"
@@ -294,6 +297,13 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
   EXPECT_EQ(run->info.shard.index, 0u);
   EXPECT_EQ(run->info.shard.count, 1u);
   EXPECT_EQ(rec->shards, std::vector<uint32_t>(rec->load.connections.size(), 0));
+  // … and through 5 to 6: the old trial's connections came from site 0, the new one's keep
+  // theirs.
+  auto old = ReadTrialRecords(w->db(), run->trials[0].id);
+  ASSERT_TRUE(old) << old.error().message;
+  for (const ConnectionRecord& c : old->load.connections) EXPECT_EQ(c.site, 0);
+  ASSERT_EQ(rec->load.connections.size(), 3u);
+  EXPECT_EQ(rec->load.connections[2].site, 2);
 }
 
 TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {

@@ -387,6 +387,51 @@ TEST(RunTest, CompleteRunWritesAllFilesAndInterleavesTheArms) {
   EXPECT_EQ(sql.Int("SELECT count(DISTINCT block) FROM trials"), 2);
 }
 
+// A network of two client sites: one trial loads the target from both at once (a thread per
+// site in its namespace, one start instant), each connection keeps its site, each site a half
+// of the arm's schedule, and the summary splits by site. Structure only (the round trips are
+// sites_test.py's): this runs under the sanitizers too.
+TEST(RunTest, TwoSiteNetworkLoadsFromBothSitesInOneTrial) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the emulated network)";
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  WriteFile(tmp / "sites.toml",
+            "title = \"two sites\"\n[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
+            "[load]\nmode = \"fresh\"\nrate = 20\nduration = \"2s\"\nwarmup = \"1s\"\n"
+            "network = \"both\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\nseed = 3\n"
+            "[networks.a]\nrtt = \"4ms\"\n[networks.b]\nrtt = \"12ms\"\n"
+            "[networks.both]\nsites = [\"a\", \"b\"]\n");
+  const Finished f = Exec({"run", tmp / "sites.toml", "--results", tmp / "results"}, tmp.path(),
+                          std::chrono::seconds(240));
+  ASSERT_EQ(f.rc, 0) << Describe(f);
+  auto dirs = RunDirs(tmp / "results");
+  ASSERT_EQ(dirs.size(), 1u);
+  Sql sql(dirs[0] + "/results.sqlite");
+  ASSERT_TRUE(sql.ok()) << sql.error();
+  // 20/s for 2 s: 40 measured connections, 20 from each site.
+  EXPECT_EQ(sql.Rows("SELECT site, count(*) FROM connections WHERE measured = 1 GROUP BY site"),
+            (std::vector<std::vector<int64_t>>{{0, 20}, {1, 20}}));
+  EXPECT_EQ(sql.Int("SELECT count(*) FROM connections WHERE error != 'none'"), 0);
+  // Ids stay unique across sites (the primary key would have refused a duplicate; the sites'
+  // blocks are apart).
+  EXPECT_EQ(sql.Int("SELECT count(DISTINCT id >> 56) FROM connections"), 2);
+  auto link = nlohmann::json::parse(sql.Texts("SELECT link_json FROM trials").at(0));
+  ASSERT_EQ(link["sites"].size(), 2u) << link.dump();
+  EXPECT_EQ(link["sites"][1]["site"], "b");
+  EXPECT_GT(link["sites"][1]["packets"].get<int64_t>(), 0);
+  auto summary = nlohmann::json::parse(ReadAll(dirs[0] + "/summary.json"));
+  const auto& sites = summary["arms"][0]["sites"];
+  ASSERT_EQ(sites.size(), 2u) << summary["arms"][0].dump();
+  EXPECT_EQ(sites[0]["name"], "a");
+  EXPECT_EQ(sites[0]["rtt_ms"], 4.0);
+  EXPECT_EQ(sites[1]["name"], "b");
+  EXPECT_EQ(sites[0]["connections"].get<int>() + sites[1]["connections"].get<int>(),
+            summary["arms"][0]["connections"].get<int>());
+  // Connect is the network alone: the far site's median is the longer one.
+  EXPECT_GT(sites[1]["connect"]["p50"].get<double>(), sites[0]["connect"]["p50"].get<double>());
+  EXPECT_NE(ReadAll(dirs[0] + "/summary.md").find("by client site"), std::string::npos);
+}
+
 TEST(RunTest, ReportFormatsAndErrors) {
   const CompletedRun& r = SharedRun();
   ASSERT_EQ(r.result.rc, 0) << Describe(r.result);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -248,6 +249,65 @@ concurrency = [100, 500]
   ASSERT_TRUE(arms) << arms.error().message;
   EXPECT_DOUBLE_EQ(EffectiveRate((*arms)[0].settings), 50);   // 100 / (20 × 0.1 s)
   EXPECT_DOUBLE_EQ(EffectiveRate((*arms)[1].settings), 250);  // 500 / 2 s
+}
+
+TEST(Scenario, NetworkOfSeveralSitesTakesItsSitesFromTheFilesProfiles) {
+  auto s = Parse(R"(
+[load]
+network = "regions"
+[networks.near]
+rtt = "1ms"
+[networks.far]
+rtt = "148ms"
+loss = "0.5%"
+[networks.regions]
+sites = ["far", "near"]
+)");
+  ASSERT_TRUE(s) << s.error().message;
+  const NetworkProfile& n = s->networks.at("regions");
+  ASSERT_TRUE(n.multi_site());
+  EXPECT_TRUE(n.emulated());
+  ASSERT_EQ(n.sites.size(), 2u);
+  // The file's order is the sites' order (a connection's site is an index into it).
+  EXPECT_EQ(n.sites[0].name, "far");
+  EXPECT_DOUBLE_EQ(n.sites[0].rtt_ms, 148);
+  EXPECT_DOUBLE_EQ(n.sites[0].link.loss, 0.005);
+  EXPECT_EQ(n.sites[1].name, "near");
+  EXPECT_DOUBLE_EQ(n.sites[1].rtt_ms, 1);
+  EXPECT_TRUE(std::isnan(n.rtt_ms)) << "a network of several sites has no one RTT";
+  const auto link_sites = n.LinkSites();
+  ASSERT_EQ(link_sites.size(), 2u);
+  EXPECT_EQ(link_sites[1].name, "near");
+  EXPECT_EQ(link_sites[1].profile.rtt, 1'000'000);
+  EXPECT_FALSE(s->networks.at("near").multi_site());
+  EXPECT_EQ(s->networks.at("near").LinkSites().size(), 1u);
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->arms[0].settings.network, "regions");
+}
+
+TEST(Scenario, BadSitesAreRefusedWithTheirPlace) {
+  const std::string near = "[networks.near]\nrtt = \"1ms\"\n";
+  std::string e = ErrorOf(near + "[networks.r]\nsites = [\"near\", \"nowhere\"]\n");
+  EXPECT_NE(e.find("t.toml:4:"), std::string::npos) << e;
+  EXPECT_NE(e.find("'nowhere' is not an emulated network of this file"), std::string::npos) << e;
+  EXPECT_NE(e.find("defined: near"), std::string::npos) << e;
+  e = ErrorOf(near + "[networks.r]\nsites = [\"near\", \"loopback\"]\n");
+  EXPECT_NE(e.find("'loopback' is not an emulated network"), std::string::npos) << e;
+  e = ErrorOf(near + "[networks.r]\nsites = [\"near\"]\n");
+  EXPECT_NE(e.find("an array of 2 to 64 network names"), std::string::npos) << e;
+  e = ErrorOf(near + "[networks.r]\nsites = [\"near\", \"near\"]\n");
+  EXPECT_NE(e.find("'near' given twice"), std::string::npos) << e;
+  e = ErrorOf(near + "[networks.r]\nsites = [\"near\", 3]\n");
+  EXPECT_NE(e.find("sites: names, as strings"), std::string::npos) << e;
+  e = ErrorOf(near + "[networks.r]\nsites = [\"near\", \"near\"]\nrtt = \"5ms\"\n");
+  EXPECT_NE(e.find("sites = [...] stands alone"), std::string::npos) << e;
+  // A site is a plain profile: a network of sites is not one.
+  e = ErrorOf(near +
+              "[networks.far]\nrtt = \"9ms\"\n[networks.a]\nsites = [\"near\", "
+              "\"far\"]\n[networks.b]\nsites = [\"a\", \"near\"]\n");
+  EXPECT_NE(e.find("'a' is not an emulated network of this file"), std::string::npos) << e;
+  EXPECT_NE(e.find("defined: far, near)"), std::string::npos) << e;
 }
 
 TEST(Scenario, ShippedScenariosParseAndPlan) {

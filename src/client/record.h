@@ -46,6 +46,9 @@ struct RequestRecord {
 struct ConnectionRecord {
   uint64_t id = 0;
   uint16_t thread = 0;
+  // site: the client site the connection came from (an index into the sites of the arm's
+  // network; 0 on a network of one site, loopback included).
+  uint8_t site = 0;
   ConnMode mode = ConnMode::kFresh;
   bool measured = false;         // false during warm-up (discarded from statistics)
   bool offered_session = false;  // resume mode: a saved session was offered

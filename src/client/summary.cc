@@ -118,21 +118,25 @@ std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
   return std::span<const RequestRecord>(all).subspan(first, count);
 }
 
+void AddPhaseSamples(const ConnectionRecord& c, const std::vector<RequestRecord>& all,
+                     PhaseSamples& out) {
+  auto add = [&out](Phase p, std::optional<double> v) {
+    if (v) out[static_cast<size_t>(p)].push_back(*v);
+  };
+  const auto requests = RequestsOf(c, all);
+  add(Phase::kConnect, ConnectMicros(c));
+  add(Phase::kHandshake, HandshakeMicros(c));
+  for (const RequestRecord& r : requests) {
+    add(Phase::kTtfb, TtfbMicros(r));
+    add(Phase::kResponse, ResponseMicros(r));
+  }
+  add(Phase::kTotal, TotalMicros(c, requests));
+}
+
 PhaseSamples MeasuredPhaseSamples(const LoadResult& result) {
   PhaseSamples samples;
-  auto add = [&samples](Phase p, std::optional<double> v) {
-    if (v) samples[static_cast<size_t>(p)].push_back(*v);
-  };
   for (const ConnectionRecord& c : result.connections) {
-    if (!c.measured) continue;
-    const auto requests = RequestsOf(c, result.requests);
-    add(Phase::kConnect, ConnectMicros(c));
-    add(Phase::kHandshake, HandshakeMicros(c));
-    for (const RequestRecord& r : requests) {
-      add(Phase::kTtfb, TtfbMicros(r));
-      add(Phase::kResponse, ResponseMicros(r));
-    }
-    add(Phase::kTotal, TotalMicros(c, requests));
+    if (c.measured) AddPhaseSamples(c, result.requests, samples);
   }
   return samples;
 }
@@ -277,12 +281,12 @@ LoadSummary Summarize(const LoadResult& result) {
   std::vector<std::string>& why = s.invalid_reasons;
   if (s.connections == 0) why.push_back("no measured connections");
   if (result.start_late > o.max_start_late) {
-    // The other shards measured without this one for that long: not the agreed load.
-    why.push_back(
-        fmt::format("started {:.1f} ms after the start barrier (shard {}; limit {:.1f} "
-                    "ms)",
-                    static_cast<double>(result.start_late) / 1e6, o.shard.Label(),
-                    static_cast<double>(o.max_start_late) / 1e6));
+    // The other shards (or sites) measured without this one for that long: not the agreed
+    // load.
+    why.push_back(fmt::format("started {:.1f} ms after the start barrier ({}limit {:.1f} ms)",
+                              static_cast<double>(result.start_late) / 1e6,
+                              o.shard.sharded() ? fmt::format("shard {}; ", o.shard.Label()) : "",
+                              static_cast<double>(o.max_start_late) / 1e6));
   }
   if (g.saturated_by_lag) {
     why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs", g.lag_p99_us,

@@ -50,6 +50,11 @@ std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
 // order. The raw material of both a trial's summary and the pooled statistics of a study.
 using PhaseSamples = std::array<std::vector<double>, kAllPhases.size()>;
 PhaseSamples MeasuredPhaseSamples(const LoadResult& result);
+// AddPhaseSamples: one measured connection's phase values (and its requests', within `all`)
+// appended to `out`: the step MeasuredPhaseSamples takes per connection, for callers that
+// split connections (by client site, say).
+void AddPhaseSamples(const ConnectionRecord& c, const std::vector<RequestRecord>& all,
+                     PhaseSamples& out);
 
 // ArmInfo — the arm's settings as reports name them, copied out of LoadOptions so that
 // outputs need neither sockets nor OpenSSL types.

@@ -31,6 +31,16 @@ struct LinkProfile {
   std::string Describe() const;
 };
 
+// kMaxSites: client sites of one link at most (each has a /24 of 198.18.0.0/16).
+inline constexpr size_t kMaxSites = 64;
+
+// LinkSite: one client site of a link: its name (for messages and results) and its wire's
+// profile.
+struct LinkSite {
+  std::string name;
+  LinkProfile profile;
+};
+
 // LinkProfileText: the profile as written on the command line or in a scenario file; empty
 // strings keep the default. burst_loss is "P,R" or "P,R,LOSS_BAD" with each a percentage
 // ("1%,30%" or "1%,30%,100%").

@@ -321,9 +321,9 @@ class Loop {
   }
 
   void Wait() {
-    epoll_event events[4];
+    epoll_event events[16];
     const Nanos before = MonotonicNow();
-    int n = epoll_wait(epoll_.get(), events, 4, -1);
+    int n = epoll_wait(epoll_.get(), events, 16, -1);
     const Nanos after = MonotonicNow();
     // A wait that returned at once (work was already pending) gave the CPU to nobody.
     if (after - before >= kBlocked) last_blocked_ = after;
@@ -355,33 +355,52 @@ class Loop {
 
 Result<std::unique_ptr<Mover>> Mover::Start(const LinkProfile& profile, TunDevice server,
                                             TunDevice client, int threads) {
+  std::vector<MoverSite> sites;
+  sites.push_back({profile, std::move(server), std::move(client)});
+  return Start(std::move(sites), threads);
+}
+
+Result<std::unique_ptr<Mover>> Mover::Start(std::vector<MoverSite> sites, int threads) {
   if (threads != 1 && threads != 2) {
     return MakeError(ErrorKind::kUsage,
-                     fmt::format("mover threads {}: must be 1 (both directions on one thread) "
-                                 "or 2 (one per direction)",
+                     fmt::format("mover threads {}: must be 1 (every direction on one thread) "
+                                 "or 2 (one per way)",
                                  threads));
   }
+  if (sites.empty()) return MakeError(ErrorKind::kUsage, "mover: no site to move packets for");
   std::unique_ptr<Mover> m(new Mover());
-  m->server_ = std::move(server);
-  m->client_ = std::move(client);
+  m->sites_ = std::move(sites);
   m->stop_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!m->stop_.valid()) {
     return MakeError(ErrorKind::kSystem, fmt::format("mover: eventfd: {}", std::strerror(errno)));
   }
-  // Stream 0: client → server; stream 1: server → client.
-  m->to_server_ = std::make_unique<mover::Direction>(
-      profile, 0, EgressReader(m->client_.tun.get(), m->client_.tap.get()), m->server_.tun.get());
-  m->to_client_ = std::make_unique<mover::Direction>(
-      profile, 1, EgressReader(m->server_.tun.get(), m->server_.tap.get()), m->client_.tun.get());
-  const Nanos poll = mover::TapPollInterval(profile);
+  // Streams 2k: site k's client → server; 2k + 1: server → site k's clients (site 0 keeps the
+  // streams a one-site link always had, so its random losses replay).
+  Nanos poll = -1;
+  for (size_t k = 0; k < m->sites_.size(); ++k) {
+    MoverSite& site = m->sites_[k];
+    m->to_server_.push_back(std::make_unique<mover::Direction>(
+        site.profile, 2 * k, EgressReader(site.client.tun.get(), site.client.tap.get()),
+        site.server.tun.get()));
+    m->to_client_.push_back(std::make_unique<mover::Direction>(
+        site.profile, 2 * k + 1, EgressReader(site.server.tun.get(), site.server.tap.get()),
+        site.client.tun.get()));
+    // One loop serves every site: it reads the taps often enough for the shortest delay.
+    const Nanos p = mover::TapPollInterval(site.profile);
+    poll = poll < 0 ? p : (p == 0 || poll == 0 ? 0 : std::min(poll, p));
+  }
+  auto raw = [](const std::vector<std::unique_ptr<mover::Direction>>& v) {
+    std::vector<mover::Direction*> out;
+    for (const auto& d : v) out.push_back(d.get());
+    return out;
+  };
   if (threads == 1) {
-    m->loops_.push_back(std::make_unique<mover::Loop>(
-        std::vector<mover::Direction*>{m->to_server_.get(), m->to_client_.get()}, m->stop_.get(),
-        poll));
+    std::vector<mover::Direction*> all = raw(m->to_server_);
+    for (mover::Direction* d : raw(m->to_client_)) all.push_back(d);
+    m->loops_.push_back(std::make_unique<mover::Loop>(all, m->stop_.get(), poll));
   } else {
-    for (mover::Direction* d : {m->to_server_.get(), m->to_client_.get()}) {
-      m->loops_.push_back(
-          std::make_unique<mover::Loop>(std::vector<mover::Direction*>{d}, m->stop_.get(), poll));
+    for (const auto* way : {&m->to_server_, &m->to_client_}) {
+      m->loops_.push_back(std::make_unique<mover::Loop>(raw(*way), m->stop_.get(), poll));
     }
   }
   for (auto& loop : m->loops_) {
@@ -401,15 +420,25 @@ Mover::~Mover() {
   for (std::thread& t : threads_) t.join();
 }
 
-MoverStats Mover::stats() const {
+MoverStats Mover::StatsOf(size_t first, size_t end) const {
   MoverStats s;
   ErrorHistogram hist;
-  if (to_server_) to_server_->Snapshot(s, hist);
-  if (to_client_) to_client_->Snapshot(s, hist);
+  for (size_t k = first; k < end && k < to_server_.size(); ++k) {
+    to_server_[k]->Snapshot(s, hist);
+    to_client_[k]->Snapshot(s, hist);
+  }
   s.release_error_p50_us = hist.PercentileMicros(0.50);
   s.release_error_p99_us = hist.PercentileMicros(0.99);
   s.release_error_max_us = hist.MaxMicros();
   return s;
+}
+
+MoverStats Mover::stats() const {
+  return StatsOf(0, to_server_.size());
+}
+
+MoverStats Mover::site_stats(size_t k) const {
+  return StatsOf(k, k + 1);
 }
 
 }  // namespace pqc::link

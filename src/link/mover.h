@@ -1,11 +1,13 @@
-// mover — the wire between the two TUN devices: a thread (one for both directions, or one per
-// direction) reads packets from one device, asks that direction's PacketScheduler when (or whether)
-// to deliver them, holds them, and writes them to the other device on time. Precise release: a
+// mover — the wire between pairs of TUN devices (one pair per client site: the server's device
+// of that site and the site's own): a thread (one for every direction, or one for each way)
+// reads packets from one device, asks that direction's PacketScheduler when (or whether) to
+// deliver them, holds them, and writes them to the other device on time. Precise release: a
 // timerfd wakes the thread shortly before the earliest release, then it spins the last stretch; the
 // lateness of every write (actual − scheduled) is kept as the mover's own error. The threads ask
 // for SCHED_FIFO (lowest priority) so that a loaded machine does not delay packets by time slices.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -55,13 +57,22 @@ class Loop;
 Nanos TapPollInterval(const LinkProfile& profile);
 }  // namespace mover
 
+// MoverSite: one client site's wire: its profile and its two devices (the server's end of it,
+// the site's end).
+struct MoverSite {
+  LinkProfile profile;
+  TunDevice server, client;
+};
+
 class Mover {
  public:
-  // Start: takes both devices (non-blocking fds) and starts the threads: threads = 1 moves both
-  // directions on one thread (the default: a packet the kernel answers synchronously, such as
-  // a SYN-ACK, is picked up without a thread wake-up, so delays stay closest to the profile);
-  // 2 gives each direction its own thread (more packets per second; each answer then costs a
-  // wake-up, ~0.1–0.3 ms on a virtual machine).
+  // Start: takes every site's devices (non-blocking fds) and starts the threads: threads = 1
+  // moves every direction on one thread (the default: a packet the kernel answers
+  // synchronously, such as a SYN-ACK, is picked up without a thread wake-up, so delays stay
+  // closest to the profile; several sites share it rather than spin on as many threads of a
+  // small machine); 2 gives each way (to the server, to the clients) its own thread (more
+  // packets per second; each answer then costs a wake-up, ~0.1–0.3 ms on a virtual machine).
+  static Result<std::unique_ptr<Mover>> Start(std::vector<MoverSite> sites, int threads = 1);
   static Result<std::unique_ptr<Mover>> Start(const LinkProfile& profile, TunDevice server,
                                               TunDevice client, int threads = 1);
   Mover(const Mover&) = delete;
@@ -69,13 +80,18 @@ class Mover {
   // ~Mover: stops and joins the threads; packets still held are discarded.
   ~Mover();
 
+  // stats: every site together; site_stats: site `k` alone (k < sites()).
   MoverStats stats() const;
+  MoverStats site_stats(size_t k) const;
+  size_t sites() const { return sites_.size(); }
 
  private:
   Mover() = default;
-  TunDevice server_, client_;
+  MoverStats StatsOf(size_t first, size_t end) const;
+  std::vector<MoverSite> sites_;
   ScopedFd stop_;  // eventfd: readable = stop
-  std::unique_ptr<mover::Direction> to_server_, to_client_;
+  // Per site: its two directions (index k in each).
+  std::vector<std::unique_ptr<mover::Direction>> to_server_, to_client_;
   std::vector<std::unique_ptr<mover::Loop>> loops_;
   std::vector<std::thread> threads_;
 };

@@ -22,6 +22,12 @@ Status LoadArm(results::Db& db, ArmData& a) {
       ++connections;
       if (!c.ok()) ++a.errors;
       if (c.tls_done != 0) a.bytes.Add(c);
+      if (!a.split_sites) continue;
+      if (a.sites.size() <= c.site) a.sites.resize(size_t{c.site} + 1);
+      SiteData& site = a.sites[c.site];
+      ++site.connections;
+      if (!c.ok()) ++site.errors;
+      AddPhaseSamples(c, rec->load.requests, site.samples);
     }
     a.connections += connections;
     a.client_cpu_s += t->client_cpu_s;
@@ -68,6 +74,10 @@ Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun&
   }
   for (ArmData& a : arms) {
     a.used = a.valid.empty() ? a.trials : a.valid;
+    const std::string network = a.arm->settings.value("network", "loopback");
+    const nlohmann::json& nets = run.info.networks;
+    a.split_sites = nets.is_object() && nets.contains(network) && nets[network].is_object() &&
+                    nets[network].contains("sites");
     if (Status st = LoadArm(db, a); !st) return st.error();
   }
   return arms;

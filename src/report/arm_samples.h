@@ -16,6 +16,13 @@
 
 namespace pqc::report {
 
+// SiteData: the measured connections of one client site (connections.site), pooled over the
+// same trials as the arm's.
+struct SiteData {
+  uint64_t connections = 0, errors = 0;
+  PhaseSamples samples;
+};
+
 // ArmData: one arm's valid trials, prepared once for every statistic drawn from them.
 struct ArmData {
   const results::StoredArm* arm = nullptr;
@@ -29,6 +36,10 @@ struct ArmData {
   std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // the used trials
   uint64_t connections = 0, errors = 0;
   HandshakeBytesTally bytes;  // the completed handshakes' byte counts
+  // Per client site, indexed by site: filled only for an arm whose network has several sites
+  // (run.networks_json), so that the common case pays no second copy of its samples.
+  bool split_sites = false;
+  std::vector<SiteData> sites;
   double server_cpu_s = 0, client_cpu_s = 0;
   uint64_t server_handshakes = 0;
   // One value per used trial (NaN where the trial has none): the server's CPU per handshake

@@ -12,6 +12,7 @@
 #include "report/cpu_tables.h"
 #include "report/html_page.h"
 #include "report/html_text.h"
+#include "report/site_table.h"
 #include "report/study_findings.h"
 
 namespace pqc {
@@ -103,10 +104,11 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
   out << "</table>\n";
 }
 
-// WriteCpuTables: measured CPU vs floor, and capacity (the same tables as the terminal's).
+// WriteCpuTables: measured CPU vs floor, capacity, and the arms by client site (the same
+// tables as the terminal's).
 void WriteCpuTables(const Summary& summary, std::ostream& out) {
   for (const report::TitledTable& t :
-       {report::FloorTable(summary), report::CapacityTable(summary)}) {
+       {report::FloorTable(summary), report::CapacityTable(summary), report::SiteTable(summary)}) {
     if (t.table.rows.empty()) continue;
     out << "<h2>" << HtmlEscape(t.title) << "</h2>\n<p class=\"muted\">" << HtmlEscape(t.note)
         << "</p>\n";

@@ -66,9 +66,14 @@ PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) 
 
 // Networks: profile name → RTT in ms and description, as stored with the run
 // (results::RunInfo::networks); an older file without them has only loopback's.
+struct SiteFacts {
+  std::string name;
+  std::optional<double> rtt_ms;
+};
 struct Networks {
   std::map<std::string, double> rtts{{"loopback", 0.0}};
   std::map<std::string, std::string> descriptions{{"loopback", "loopback (no emulation)"}};
+  std::map<std::string, std::vector<SiteFacts>> sites;  // networks of several sites
 };
 Networks NetworksOf(const results::StoredRun& run) {
   Networks out;
@@ -80,6 +85,19 @@ Networks NetworksOf(const results::StoredRun& run) {
     }
     if (name != "loopback" && facts.contains("describe") && facts["describe"].is_string()) {
       out.descriptions[name] = name + ": " + facts["describe"].get<std::string>();
+    }
+    if (facts.contains("sites") && facts["sites"].is_array()) {
+      std::vector<SiteFacts>& sites = out.sites[name];
+      for (const auto& site : facts["sites"]) {
+        SiteFacts f;
+        if (site.is_object() && site.contains("name") && site["name"].is_string()) {
+          f.name = site["name"].get<std::string>();
+        }
+        if (site.is_object() && site.contains("rtt_ms") && site["rtt_ms"].is_number()) {
+          f.rtt_ms = site["rtt_ms"].get<double>();
+        }
+        sites.push_back(std::move(f));
+      }
     }
   }
   return out;
@@ -106,8 +124,50 @@ std::string Factor(const results::StoredArm& a, const std::string& name) {
   return it != a.factors.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-ArmSummary SummarizeArm(const ArmData& a, const std::map<std::string, double>& rtts,
-                        const BootstrapOptions& bo, uint32_t planned) {
+// SummarizeSitePhase: count, mean and percentiles of one site's samples of a phase.
+std::optional<SitePhase> SummarizeSitePhase(const std::vector<double>& samples) {
+  if (samples.empty()) return std::nullopt;
+  const PhaseStats st = Summarize(samples);
+  return SitePhase{.count = st.count,
+                   .mean = Finite(st.mean),
+                   .p50 = Finite(st.p50),
+                   .p95 = Finite(st.p95),
+                   .p99 = Finite(st.p99)};
+}
+
+// SitesOf: the arm's connections split by client site, with each phase's p50 in the site's
+// round trips.
+std::vector<SiteSummary> SitesOf(const ArmData& a, const std::vector<SiteFacts>& facts) {
+  std::vector<SiteSummary> out;
+  for (size_t k = 0; k < std::max(facts.size(), a.sites.size()); ++k) {
+    SiteSummary s;
+    s.site = k;
+    s.name = k < facts.size() ? facts[k].name : fmt::format("site {}", k);
+    s.rtt_ms = k < facts.size() ? facts[k].rtt_ms : std::nullopt;
+    if (k < a.sites.size()) {
+      const SiteData& d = a.sites[k];
+      s.connections = d.connections;
+      s.errors = d.errors;
+      auto phase = [&](Phase p) { return SummarizeSitePhase(d.samples[static_cast<size_t>(p)]); };
+      s.connect = phase(Phase::kConnect);
+      s.handshake = phase(Phase::kHandshake);
+      s.ttfb = phase(Phase::kTtfb);
+      s.total = phase(Phase::kTotal);
+    }
+    auto round_trips = [&](const std::optional<SitePhase>& p) -> std::optional<double> {
+      if (!p || !p->p50 || !s.rtt_ms || *s.rtt_ms <= 0) return std::nullopt;
+      return *p->p50 / 1000.0 / *s.rtt_ms;
+    };
+    s.connect_round_trips = round_trips(s.connect);
+    s.handshake_round_trips = round_trips(s.handshake);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+ArmSummary SummarizeArm(const ArmData& a, const Networks& networks, const BootstrapOptions& bo,
+                        uint32_t planned) {
+  const std::map<std::string, double>& rtts = networks.rtts;
   const results::StoredArm& arm = *a.arm;
   ArmSummary out;
   out.id = arm.id;
@@ -137,6 +197,9 @@ ArmSummary SummarizeArm(const ArmData& a, const std::map<std::string, double>& r
   for (Phase p : kAllPhases) {
     const auto& s = a.phases[static_cast<size_t>(p)];
     if (s) out.phases[static_cast<size_t>(p)] = SummarizePhase(*s, bo);
+  }
+  if (auto it = networks.sites.find(network); it != networks.sites.end() && a.split_sites) {
+    out.sites = SitesOf(a, it->second);
   }
   const ByteStats b = a.bytes.Bytes();
   out.bytes = {.handshake_written = Finite(b.handshake_written_mean),
@@ -328,13 +391,12 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   }
 
   const Networks networks = NetworksOf(run);
-  const auto& rtts = networks.rtts;
   const uint32_t planned_per_arm =
       run.arms.empty() ? 0 : run.info.trials_planned / static_cast<uint32_t>(run.arms.size());
   Summary doc;
   doc.run = FactsOfRun(run, options);
   doc.factors = varying;
-  for (const ArmData& a : arms) doc.arms.push_back(SummarizeArm(a, rtts, bo, planned_per_arm));
+  for (const ArmData& a : arms) doc.arms.push_back(SummarizeArm(a, networks, bo, planned_per_arm));
   if (!arms.empty()) doc.comparisons = Comparisons(arms, varying, bo);
   std::vector<CapacityArm> capacity;
   for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));

@@ -94,6 +94,25 @@ struct OutlierSummary {
   std::string reason;
 };
 
+// SitePhase: one phase's latencies, in µs, of the connections from one client site.
+struct SitePhase {
+  uint64_t count = 0;
+  std::optional<double> mean, p50, p95, p99;
+};
+
+// SiteSummary: an arm's connections from one client site of a network of several (the
+// original study's regions, in one trial), pooled over the trials the arm's numbers use. The
+// round trips are the phase's p50 over the site's RTT: a fresh TLS 1.3 handshake whose server
+// flight fits the initial window is 1, as is TCP's connect.
+struct SiteSummary {
+  uint64_t site = 0;  // index in the network's sites (connections.site)
+  std::string name;
+  std::optional<double> rtt_ms;
+  uint64_t connections = 0, errors = 0;
+  std::optional<SitePhase> connect, handshake, ttfb, total;
+  std::optional<double> connect_round_trips, handshake_round_trips;
+};
+
 struct ArmSummary {
   uint64_t id = 0;
   std::string label;
@@ -113,6 +132,9 @@ struct ArmSummary {
   WireBytes bytes;
   CpuCosts cpu;
   std::vector<OutlierSummary> outliers;
+  // sites: one entry per client site when the arm's network has several (else empty, and
+  // absent from summary.json: a later addition to schema 1 that leaves other arms as they were).
+  std::vector<SiteSummary> sites;
 
   const PhaseSummary* phase(Phase p) const {
     const auto& s = phases[static_cast<size_t>(p)];

@@ -135,6 +135,31 @@ void Fields(R& r, Visit&& v) {
   v("bytes", r.bytes);
   v("cpu", r.cpu);
   v("outliers", r.outliers);
+  v("sites", r.sites);
+}
+
+template <Of<SitePhase> R, class Visit>
+void Fields(R& r, Visit&& v) {
+  v("count", r.count);
+  v("mean", r.mean);
+  v("p50", r.p50);
+  v("p95", r.p95);
+  v("p99", r.p99);
+}
+
+template <Of<SiteSummary> R, class Visit>
+void Fields(R& r, Visit&& v) {
+  v("site", r.site);
+  v("name", r.name);
+  v("rtt_ms", r.rtt_ms);
+  v("connections", r.connections);
+  v("errors", r.errors);
+  v("connect", r.connect);
+  v("handshake", r.handshake);
+  v("ttfb", r.ttfb);
+  v("total", r.total);
+  v("connect_round_trips", r.connect_round_trips);
+  v("handshake_round_trips", r.handshake_round_trips);
 }
 
 template <Of<Difference> R, class Visit>

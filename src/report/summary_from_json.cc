@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "report/summary_fields.h"
 #include "report/summary_json.h"
@@ -120,6 +121,10 @@ void Read(const ordered_json& j, T& record) {
   Fields(record, [&](const char* key, auto& value) {
     Step(key, [&] {
       auto it = j.find(key);
+      // An arm's sites are absent unless its network has several (see the writer).
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::vector<SiteSummary>>) {
+        if (it == j.end()) return;
+      }
       if (it == j.end()) throw FormatError("missing");
       ReadValue(*it, value);
     });
@@ -159,6 +164,12 @@ void from_json(const ordered_json& j, CpuCosts& r) {
   Read(j, r);
 }
 void from_json(const ordered_json& j, OutlierSummary& r) {
+  Read(j, r);
+}
+void from_json(const ordered_json& j, SitePhase& r) {
+  Read(j, r);
+}
+void from_json(const ordered_json& j, SiteSummary& r) {
   Read(j, r);
 }
 void from_json(const ordered_json& j, ArmSummary& r) {

@@ -1,6 +1,8 @@
 // summary_to_json.cc — the writer half of summary_json.h: every record's fields
 // (summary_fields.h) in their order, which is the order summary.json has had since schema 1,
 // so that two documents can be compared as text. A missing number is written as null.
+#include <type_traits>
+
 #include "report/summary_fields.h"
 #include "report/summary_json.h"
 
@@ -36,7 +38,14 @@ ordered_json Value(const std::array<std::optional<PhaseSummary>, kAllPhases.size
 template <Record T>
 ordered_json Write(const T& record) {
   ordered_json out = ordered_json::object();
-  Fields(record, [&](const char* key, const auto& value) { out[key] = Value(value); });
+  Fields(record, [&](const char* key, const auto& value) {
+    // An arm's sites are written only for a network of several (a later addition to schema
+    // 1: every other arm's document stays as it was).
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::vector<SiteSummary>>) {
+      if (value.empty()) return;
+    }
+    out[key] = Value(value);
+  });
   return out;
 }
 
@@ -71,6 +80,12 @@ void to_json(ordered_json& j, const CpuCosts& r) {
   j = Write(r);
 }
 void to_json(ordered_json& j, const OutlierSummary& r) {
+  j = Write(r);
+}
+void to_json(ordered_json& j, const SitePhase& r) {
+  j = Write(r);
+}
+void to_json(ordered_json& j, const SiteSummary& r) {
   j = Write(r);
 }
 void to_json(ordered_json& j, const ArmSummary& r) {

@@ -8,6 +8,7 @@
 #include "core/slow_start.h"
 #include "core/text_table.h"
 #include "report/cpu_tables.h"
+#include "report/site_table.h"
 #include "report/study_findings.h"
 
 namespace pqc::report {
@@ -161,6 +162,16 @@ void RoundTripTable(std::ostream& out, const Summary& s, TextStyle style) {
   Print(out, style, t);
 }
 
+// Sites: the table by client site (site_table.h), when an arm's network has several.
+void Sites(std::ostream& out, const Summary& s, TextStyle style) {
+  const TitledTable t = SiteTable(s);
+  if (t.table.rows.empty()) return;
+  Heading(out, style, t.title);
+  out << (style == TextStyle::kMarkdown ? "" : "  ") << t.note << "\n";
+  if (style == TextStyle::kMarkdown) out << '\n';
+  Print(out, style, t.table);
+}
+
 // CpuSections: measured CPU vs the crypto floor, and the capacity view (cpu_tables.h).
 void CpuSections(std::ostream& out, const Summary& s, TextStyle style) {
   for (const TitledTable& t : {FloorTable(s), CapacityTable(s)}) {
@@ -222,6 +233,7 @@ void WriteStudyText(std::ostream& out, const Summary& s, TextStyle style) {
   CostTable(out, s, style);
   CpuSections(out, s, style);
   RoundTripTable(out, s, style);
+  Sites(out, s, style);
   Problems(out, s, style);
 }
 

@@ -238,9 +238,10 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
       "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
-      "{}, {}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
+      "{}, {}, {}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
       *version >= 2 ? "handshake_segments_read" : "0",
-      *version >= 4 ? "early_data, early_bytes" : "'none', 0", *version >= 5 ? "shard" : "0"));
+      *version >= 4 ? "early_data, early_bytes" : "'none', 0", *version >= 5 ? "shard" : "0",
+      *version >= 6 ? "site" : "0"));
   auto q = db.Prepare(
       "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
       "trial_id = ?1 ORDER BY conn_id, seq");
@@ -289,6 +290,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     r.early_data = *early;
     r.early_bytes = U32(c->Int(26));
     out.shards.push_back(U32(c->Int(27)));
+    r.site = static_cast<uint8_t>(c->Int(28));
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

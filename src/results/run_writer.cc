@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -58,6 +58,7 @@ Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
     s.BindStatic(28, EarlyDataName(c.early_data));
     s.Bind(29, int64_t{c.early_bytes});
     s.Bind(30, int64_t{t.connection_shards != nullptr ? (*t.connection_shards)[k] : t.shard});
+    s.Bind(31, int64_t{c.site});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
@@ -226,7 +227,9 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
       "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1;"
       "ALTER TABLE run ADD COLUMN shard_json TEXT;"
       "ALTER TABLE trials ADD COLUMN shards_json TEXT;"
-      "ALTER TABLE connections ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;"};
+      "ALTER TABLE connections ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;",
+      // 5 → 6: client sites (a run of old had one).
+      "ALTER TABLE connections ADD COLUMN site INTEGER NOT NULL DEFAULT 0;"};
   for (int v = *version; v < kSchemaVersion; ++v) {
     if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
                                             "key = 'version';COMMIT",

@@ -46,7 +46,7 @@ CREATE TABLE connections(
   resumed INTEGER NOT NULL, hrr INTEGER NOT NULL, error TEXT NOT NULL, error_detail TEXT NOT NULL,
   handshake_segments_read INTEGER NOT NULL,
   early_data TEXT NOT NULL DEFAULT 'none', early_bytes INTEGER NOT NULL DEFAULT 0,
-  shard INTEGER NOT NULL DEFAULT 0,
+  shard INTEGER NOT NULL DEFAULT 0, site INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
 CREATE TABLE requests(
   trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,

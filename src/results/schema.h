@@ -25,7 +25,9 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // NULL in a merged database, shard_count, shard_json: clock offset, boot id, rendezvous),
 // the shard each connection was measured by (connections.shard) and, in a merged database,
 // every shard's view of each trial (trials.shards_json). Older files read as one shard.
-inline constexpr int kSchemaVersion = 5;
+// Version 6 added each connection's client site (connections.site: an index into the sites of
+// its arm's network, run.networks_json; 0 on a network of one site). Older files read as 0.
+inline constexpr int kSchemaVersion = 6;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

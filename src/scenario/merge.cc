@@ -124,7 +124,8 @@ std::string Shifted(std::string_view column) {
 // decoded and bound again: for millions of rows this is what keeps a merge to seconds), under
 // connection ids after the previous shards', with their shard and shifted timestamps.
 Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int64_t to,
-                   int64_t id_offset, int64_t request_offset, int64_t shift, uint32_t shard) {
+                   int64_t id_offset, int64_t request_offset, int64_t shift, uint32_t shard,
+                   bool has_site) {
   auto path = out.Prepare("ATTACH DATABASE ?1 AS shard");
   if (!path) return path.error();
   path->Bind(1, file);
@@ -134,10 +135,10 @@ Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int6
       "{}, {}, {}, {}, {}, first_request + ?5, request_count, handshake_bytes_written, "
       "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, "
-      "error_detail, handshake_segments_read, early_data, early_bytes, ?6 FROM shard.connections "
-      "WHERE trial_id = ?4 ORDER BY id",
+      "error_detail, handshake_segments_read, early_data, early_bytes, ?6, {} FROM "
+      "shard.connections WHERE trial_id = ?4 ORDER BY id",
       Shifted("intended_start"), Shifted("actual_start"), Shifted("tcp_established"),
-      Shifted("tls_done"), Shifted("closed"));
+      Shifted("tls_done"), Shifted("closed"), has_site ? "site" : "0");
   const std::string reqs = fmt::format(
       "INSERT INTO main.requests SELECT ?1, conn_id + ?3, seq, {}, {}, {}, status, body_bytes "
       "FROM shard.requests WHERE trial_id = ?4 ORDER BY conn_id, seq",
@@ -431,7 +432,8 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
       Shard& s = (*shards)[k];
       const results::StoredTrial& t = *s.by_seq.at(t0.seq);
       if (Status st = CopyRecords(writer->db(), s.db.path(), t.id, *id, id_offset, request_offset,
-                                  ShiftNs(s, t, lead, t0), s.run.info.shard.index);
+                                  ShiftNs(s, t, lead, t0), s.run.info.shard.index,
+                                  s.run.schema_version >= 6);
           !st) {
         return st.error();
       }

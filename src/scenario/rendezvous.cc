@@ -115,8 +115,8 @@ std::string FormatMessage(const Message& m) {
     case MessageKind::kPong:
       return fmt::format("{} t0={} t1={}", k, m.t0, m.t1);
     case MessageKind::kTrial:
-      return fmt::format("{} seq={} start={} port={} roots={}", k, m.seq, m.start_at, m.port,
-                         m.payload);
+      return fmt::format("{} seq={} start={} port={} roots={}{}", k, m.seq, m.start_at, m.port,
+                         m.payload, m.netns.empty() ? "" : " netns=" + m.netns);
     case MessageKind::kSkip:
       return fmt::format("{} seq={} {}", k, m.seq, m.text);
     case MessageKind::kDone:
@@ -191,6 +191,13 @@ Result<Message> ParseMessage(std::string_view line) {
         return st.error();
       }
       if (m.payload > kMaxPayload) return Protocol(line, "roots= over 1 MiB");
+      if (f->count("netns") > 0) {
+        if (!(st = text(m.netns, "netns"))) return st.error();
+        if (!IsToolNetns(m.netns)) {
+          return Protocol(line,
+                          "netns= is not a namespace pqc-bench made (/run/netns/pqc-bench-…)");
+        }
+      }
       break;
     case MessageKind::kSkip:
       if (!(st = num(m.seq, "seq"))) return st.error();
@@ -384,13 +391,29 @@ Result<Leader> Leader::Open(const SocketAddress& addr, const ShardSpec& spec,
   return leader;
 }
 
-Status Leader::Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem) {
+bool IsToolNetns(std::string_view path) {
+  constexpr std::string_view kPrefix = "/run/netns/pqc-bench-";
+  if (path.size() <= kPrefix.size() || path.size() > 200 ||
+      path.substr(0, kPrefix.size()) != kPrefix) {
+    return false;
+  }
+  for (char c : path.substr(kPrefix.size())) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Status Leader::Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem,
+                        const std::vector<std::string>& netns) {
   for (Follower& f : followers_) {
     const Message m{.kind = MessageKind::kTrial,
                     .seq = seq,
                     .start_at = start_at,
                     .port = port,
-                    .payload = roots_pem.size()};
+                    .payload = roots_pem.size(),
+                    .netns = f.shard < netns.size() ? netns[f.shard] : std::string()};
     if (Status st = f.channel.Send(m, roots_pem); !st) {
       return MakeError(ErrorKind::kIo, fmt::format("shard {}: {}", f.shard, st.error().message));
     }
@@ -499,6 +522,7 @@ Result<TrialStart> Follower::Next(Nanos deadline) {
       auto roots = channel_.ReceiveBytes(m->payload, deadline);
       if (!roots) return roots.error();
       t.roots_pem = std::move(*roots);
+      t.netns = m->netns;
       t.start_at = m->start_at - clock_.offset_ns;
       t.target = leader_;
       auto* sa = reinterpret_cast<sockaddr*>(&t.target.storage);

@@ -54,8 +54,12 @@ struct Message {
   int64_t start_at = 0;    // trial: the leader's wall clock ns
   uint16_t port = 0;       // trial: the target's port on the leader's serve host
   uint64_t payload = 0;    // trial: bytes of PEM roots that follow the line
-  bool valid = false;      // done
-  std::string text;        // refuse, skip: the reason (rest of the line)
+  // trial, optional: the network namespace (made by shard 0 on this machine: one of
+  // /run/netns/pqc-bench-…) the receiving shard loads from, the target then at the emulated
+  // link's server address.
+  std::string netns;
+  bool valid = false;  // done
+  std::string text;    // refuse, skip: the reason (rest of the line)
 };
 
 constexpr size_t kMaxLine = 4096;
@@ -63,6 +67,10 @@ constexpr uint64_t kMaxPayload = 1 << 20;
 
 std::string FormatMessage(const Message& m);  // without the newline
 Result<Message> ParseMessage(std::string_view line);
+
+// IsToolNetns: a path a shard may be told to enter — one of the namespaces pqc-bench makes
+// (/run/netns/pqc-bench-<pid>-<n>-<role>, letters, digits and '-' only), never another.
+bool IsToolNetns(std::string_view path);
 
 // ClockOffset: leader's wall clock minus this shard's, and the round trip it was measured
 // with (the offset's error is at most half of it).
@@ -94,6 +102,7 @@ struct TrialStart {
   int64_t start_at = 0;  // this shard's wall clock ns (the offset applied)
   SocketAddress target;  // the leader's host, the target's port
   std::string roots_pem;
+  std::string netns;  // non-empty: load from this namespace of the leader's emulated link
 };
 
 class Leader {
@@ -102,8 +111,10 @@ class Leader {
   // identity (a mismatch is an error naming the shard and what differs), until `deadline`.
   static Result<Leader> Open(const SocketAddress& addr, const ShardSpec& spec,
                              const PlanIdentity& identity, Nanos deadline, std::FILE* log);
-  // Announce: trial `seq` starts at `start_at` (wall ns) on the target's `port`.
-  Status Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem);
+  // Announce: trial `seq` starts at `start_at` (wall ns) on the target's `port`; `netns`, when
+  // not empty, holds the namespace each shard loads from (index = shard).
+  Status Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem,
+                  const std::vector<std::string>& netns = {});
   Status Skip(uint64_t seq, std::string_view reason);
   // WaitDone: every follower finished trial `seq`; the shards whose trial was invalid.
   Result<std::vector<uint32_t>> WaitDone(uint64_t seq, Nanos deadline);

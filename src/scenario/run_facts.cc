@@ -65,6 +65,20 @@ std::string UtcCompact(int64_t unix_ns) {
 nlohmann::json NetworkFacts(const Scenario& s) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, p] : s.networks) {
+    if (p.multi_site()) {
+      // Several sites: no one RTT; each site's own, in site order (a connection's site is an
+      // index into this list).
+      nlohmann::json sites = nlohmann::json::array();
+      std::string describe;
+      for (const NetworkSite& site : p.sites) {
+        sites.push_back(
+            {{"name", site.name}, {"rtt_ms", site.rtt_ms}, {"describe", site.link.Describe()}});
+        describe += fmt::format("{}{} ({})", describe.empty() ? "sites " : ", ", site.name,
+                                site.link.Describe());
+      }
+      out[name] = {{"rtt_ms", nullptr}, {"describe", describe}, {"sites", std::move(sites)}};
+      continue;
+    }
     out[name] = {{"rtt_ms", p.rtt_ms},
                  {"describe", p.emulated() ? p.link.Describe() : "loopback (no emulation)"}};
   }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "client/load_runner.h"
+#include "client/site_union.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
 #include "core/stop_signals.h"
@@ -32,6 +33,10 @@ namespace pqc::scenario {
 namespace {
 
 namespace fs = std::filesystem;
+
+// kSiteStartMargin: from the start barrier's choice to the instant every site's load starts
+// (each site's threads must have entered their namespace and be waiting by then).
+constexpr Nanos kSiteStartMargin = 150'000'000;
 
 Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o) {
   if (s.target == TargetKind::kEmbedded) return target::MakeEmbeddedTarget(o.self_exe);
@@ -276,15 +281,34 @@ class Runner {
     row.seq = t.seq;
     row.shard = o_.shard.index;
     row.started = UtcIso(UnixNowNs());
-    const SocketAddress addr = ToolRunsServer(s) ? start.target : *ParseAddress(s.address);
+    SocketAddress addr = ToolRunsServer(s) ? start.target : *ParseAddress(s.address);
+    if (!start.netns.empty()) {
+      // Shard 0's emulated link: this shard's clients are one of its sites, on this machine.
+      auto in_link = ParseAddress(fmt::format("{}:{}", link::kServerIp, start.target.port()));
+      if (!in_link) return in_link.error();
+      addr = *in_link;
+    }
     LoadOptions options = MakeLoadOptions(s, addr, s_.seed * 1'000'003ULL + t.seq);
     ApplyArmTrust(s, std::move(anchors), options);
     if (Status st = ApplyShard(s, start.start_at, options); !st) return st.error();
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
-    auto load = RunLoad(options, o_.log);
-    if (!load) return load.error();
+    auto load = start.netns.empty() ? RunLoad(options, o_.log) : RunLoadIn(start.netns, options);
+    if (!load) {
+      if (!start.netns.empty()) {
+        return MakeError(load.error().kind,
+                         fmt::format("{} (shard 0 runs the arm's emulated network '{}' on its "
+                                     "machine; every shard of such a run must run there too)",
+                                     load.error().message, s.network));
+      }
+      return load.error();
+    }
     out.load = std::move(*load);
+    // On a network of several sites, shard k is site k.
+    if (s_.networks.at(s.network).multi_site()) {
+      for (ConnectionRecord& c : out.load.connections)
+        c.site = static_cast<uint8_t>(o_.shard.index);
+    }
     FinishRow(out);
     row.target = {{"run_by", "shard 0"}};
     row.link = nullptr;
@@ -339,7 +363,7 @@ class Runner {
     std::unique_ptr<link::Link> net;
     target::Placement placement;
     if (network.emulated()) {
-      auto l = link::Link::Create(network.link);
+      auto l = link::Link::Create(LinkSitesFor(network));
       if (!l) return l.error();
       net = std::move(*l);
       placement.netns_path = net->server_netns_path();
@@ -387,15 +411,28 @@ class Runner {
     int64_t start_at = 0;
     if (leader_) {
       start_at = UnixNowNs() + o_.start_margin;
-      if (Status st = leader_->Announce(t.seq, start_at, addr->port(), roots_pem); !st) {
+      std::vector<std::string> netns;  // shard k loads from site k of the link
+      for (size_t k = 0; net && k < net->sites().size(); ++k) {
+        netns.push_back(net->client_netns_path(k));
+      }
+      if (Status st = leader_->Announce(t.seq, start_at, addr->port(), roots_pem, netns); !st) {
         (void)target.Stop();
         return st.error();
       }
+    } else if (net && network.multi_site()) {
+      start_at = UnixNowNs() + kSiteStartMargin;  // every site's load starts at one instant
     }
     if (Status st = ApplyShard(s, start_at, options); !st) return st.error();
     row.mono_anchor_ns = MonotonicNow();
     row.wall_anchor_ns = UnixNowNs();
-    auto load = net ? RunLoadIn(net->client_netns_path(), options) : RunLoad(options, o_.log);
+    Result<LoadResult> load = MakeError(ErrorKind::kSystem, "no load ran");
+    if (!net) {
+      load = RunLoad(options, o_.log);
+    } else if (network.multi_site() && !o_.shard.sharded()) {
+      load = RunSites(*net, options);
+    } else {
+      load = RunLoadIn(net->client_netns_path(), options);  // site 0 (shard 0's, when sharded)
+    }
     // The target stays up until every shard has finished loading it.
     std::optional<Result<std::vector<uint32_t>>> others;
     if (leader_) others.emplace(leader_->WaitDone(t.seq, MonotonicNow() + TrialWait(s)));
@@ -426,6 +463,18 @@ class Runner {
       row.link = link::MoverStatsJson(ms);
       row.link["profile"] = network.name;
       row.link["describe"] = network.link.Describe();
+      if (net->sites().size() > 1) {
+        // Each site's wire on its own (the checks below judge them together).
+        row.link["describe"] = NetworkFacts(s_)[network.name].value("describe", network.name);
+        nlohmann::json sites = nlohmann::json::array();
+        for (size_t k = 0; k < net->sites().size(); ++k) {
+          nlohmann::json site = link::MoverStatsJson(net->site_stats(k));
+          site["site"] = net->sites()[k].name;
+          site["describe"] = net->sites()[k].profile.Describe();
+          sites.push_back(std::move(site));
+        }
+        row.link["sites"] = std::move(sites);
+      }
       // The emulated link is part of the apparatus, like the load generator's schedule: a
       // mover that released packets late (a descheduled CPU, a saturated machine) added delay
       // that is not in the profile, so the same limit applies to its lateness.
@@ -452,6 +501,51 @@ class Runner {
       it = libraries_.emplace(key, std::move(*lc)).first;
     }
     return it->second.get();
+  }
+
+  // LinkSitesFor: the client sites of an arm's network as the link builds them: its own, or,
+  // in a sharded run, one per shard (shard k loads from site k; a network of several sites
+  // has as many as there are shards, CheckShardable saw to it).
+  std::vector<link::LinkSite> LinkSitesFor(const NetworkProfile& n) const {
+    if (!o_.shard.sharded() || n.multi_site()) return n.LinkSites();
+    std::vector<link::LinkSite> out;
+    for (uint32_t k = 0; k < o_.shard.count; ++k) {
+      out.push_back({fmt::format("{}-shard{}", n.name, k), n.link});
+    }
+    return out;
+  }
+
+  // RunSites: the arm's load from every site of the link at once, each site in its namespace
+  // as lane group k of the schedule (site k of M is "shard" k of M to the schedule, so the
+  // sites together make the arm's one schedule), united into one trial's load.
+  Result<LoadResult> RunSites(const link::Link& net, const LoadOptions& options) {
+    const size_t n = net.sites().size();
+    std::vector<LoadOptions> per_site(n, options);
+    std::vector<std::optional<Result<LoadResult>>> got(n);
+    std::vector<std::thread> threads;
+    for (size_t k = 0; k < n; ++k) {
+      per_site[k].shard = {static_cast<uint32_t>(k), static_cast<uint32_t>(n)};
+      threads.emplace_back([&, k] {
+        auto ns = link::ScopedNetns::Enter(net.client_netns_path(k));
+        if (!ns) {
+          got[k].emplace(ns.error());
+          return;
+        }
+        // One live progress line: site 0's.
+        got[k].emplace(RunLoad(per_site[k], k == 0 ? o_.log : nullptr));
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    std::vector<LoadResult> parts;
+    for (size_t k = 0; k < n; ++k) {
+      if (!*got[k]) {
+        Error e = got[k]->error();
+        e.message = fmt::format("site {} ({}): {}", k, net.sites()[k].name, e.message);
+        return e;
+      }
+      parts.push_back(std::move(**got[k]));
+    }
+    return UniteSites(std::move(parts), options);
   }
 
   Result<LoadResult> RunLoadIn(const std::string& netns, const LoadOptions& options) {
@@ -507,11 +601,20 @@ Status CheckShardable(const Scenario& scenario, const Plan& plan, const RunOptio
                      "--resume of a shard: a sharded study cannot be resumed; run it again");
   }
   for (const Arm& a : plan.arms) {
-    if (scenario.networks.at(a.settings.network).emulated()) {
+    const NetworkProfile& n = scenario.networks.at(a.settings.network);
+    if (n.multi_site() && n.sites.size() != o.shard.count) {
       return MakeError(ErrorKind::kUsage,
-                       fmt::format("--shard: arm '{}' runs on the emulated network '{}', whose "
-                                   "namespaces only this process can reach; shard the loopback "
-                                   "arms (--only network=loopback) or an external target",
+                       fmt::format("--shard {}: arm '{}' runs on network '{}' of {} sites; "
+                                   "sharded, each shard loads from one site, so it needs {} "
+                                   "shards (or run it unsharded: one process loads from every "
+                                   "site)",
+                                   o.shard.Label(), a.label, a.settings.network, n.sites.size(),
+                                   n.sites.size()));
+    }
+    if (n.emulated() && !ToolRunsServer(a.settings)) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--shard: arm '{}' runs an external target on the emulated "
+                                   "network '{}'; shard it on loopback (--only network=loopback)",
                                    a.label, a.settings.network));
     }
   }

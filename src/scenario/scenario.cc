@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -20,7 +21,8 @@ constexpr std::string_view kTopKeys =
     "title, description, [target], [tls], [load], [trials], "
     "[full], [matrix], [networks.NAME]";
 constexpr std::string_view kNetworkKeys =
-    "rtt, jitter, loss, burst_loss (\"P,R[,LOSS_BAD]\"), rate, queue, reorder, seed";
+    "rtt, jitter, loss, burst_loss (\"P,R[,LOSS_BAD]\"), rate, queue, reorder, seed; or sites "
+    "= [\"NAME\", …] alone";
 
 // Where: "file:line:col" of a node, the prefix of every message about it.
 class Where {
@@ -145,12 +147,35 @@ Status ParseFull(const Where& where, const toml::table& root, Scenario& s) {
   return {};
 }
 
+// ParseSites: `sites = ["near", "far"]`, the names of other emulated profiles of the file
+// (checked once every profile is known, by ResolveSites).
+Status ParseSites(const Where& where, const std::string& name, const toml::node& v,
+                  std::vector<std::pair<std::string, const toml::node*>>& out) {
+  const toml::array* a = v.as_array();
+  if (a == nullptr || a->size() < 2 || a->size() > link::kMaxSites) {
+    return where(v, fmt::format("[networks.{}] sites: an array of 2 to {} network names, e.g. "
+                                "sites = [\"near\", \"far\"]",
+                                name, link::kMaxSites));
+  }
+  for (const toml::node& n : *a) {
+    auto site = n.value_exact<std::string>();
+    if (!site || site->empty())
+      return where(n, fmt::format("[networks.{}] sites: names, as "
+                                  "strings",
+                                  name));
+    out.emplace_back(*site, &n);
+  }
+  return {};
+}
+
 Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
-  s.networks["loopback"] = NetworkProfile{"loopback", {}, 0};
+  s.networks["loopback"] = NetworkProfile{"loopback", {}, 0, {}, {}};
   const toml::node* node = root.get("networks");
   if (node == nullptr) return {};
   const toml::table* t = node->as_table();
   if (t == nullptr) return where(*node, "[networks] must hold tables: [networks.NAME]");
+  // Networks of several sites, resolved once every plain profile is known.
+  std::map<std::string, std::vector<std::pair<std::string, const toml::node*>>> multi;
   for (const auto& [name, value] : *t) {
     const toml::table* p = value.as_table();
     if (p == nullptr)
@@ -158,7 +183,16 @@ Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
                    fmt::format("networks.{} must be a table ({})", name.str(), kNetworkKeys));
     if (name.str() == "loopback")
       return where(value, "'loopback' is built in (no emulation); pick another name");
-    NetworkProfile profile{std::string(name.str()), {}, 0};
+    NetworkProfile profile{std::string(name.str()), {}, 0, {}, {}};
+    if (const toml::node* sites = p->get("sites")) {
+      if (p->size() != 1) {
+        return where(value, fmt::format("[networks.{}]: sites = [...] stands alone (each site's "
+                                        "rtt, loss … are its own network's)",
+                                        name.str()));
+      }
+      if (Status st = ParseSites(where, profile.name, *sites, multi[profile.name]); !st) return st;
+      continue;
+    }
     link::LinkProfileText text;
     const std::map<std::string_view, std::string*> fields = {
         {"rtt", &text.rtt},   {"jitter", &text.jitter},
@@ -189,6 +223,33 @@ Status ParseNetworks(const Where& where, const toml::table& root, Scenario& s) {
     profile.rtt_ms = static_cast<double>(parsed->rtt) / 1e6;
     profile.link = *parsed;
     s.networks[profile.name] = std::move(profile);
+  }
+  for (const auto& [name, sites] : multi) {
+    NetworkProfile profile{name, {}, std::nan(""), {}, {}};
+    std::set<std::string> seen;
+    std::string names;
+    for (const auto& [site, at] : sites) {
+      auto it = s.networks.find(site);
+      if (it == s.networks.end() || !it->second.emulated() || multi.count(site) > 0) {
+        std::string plain;
+        for (const auto& [n, p] : s.networks) {
+          if (p.emulated() && !p.multi_site())
+            plain += fmt::format("{}{}", plain.empty() ? "" : ", ", n);
+        }
+        return where(*at, fmt::format("[networks.{}] sites: '{}' is not an emulated network of "
+                                      "this file (a site is a [networks.NAME] with rtt, loss …; "
+                                      "defined: {})",
+                                      name, site, plain.empty() ? "none" : plain));
+      }
+      if (!seen.insert(site).second) {
+        return where(*at, fmt::format("[networks.{}] sites: '{}' given twice", name, site));
+      }
+      profile.sites.push_back({site, it->second.rtt_ms, it->second.link});
+      names += fmt::format("{}{}", names.empty() ? "" : ",", site);
+    }
+    profile.params["sites"] = names;
+    profile.link = profile.sites.front().link;
+    s.networks[name] = std::move(profile);
   }
   return {};
 }
@@ -433,6 +494,13 @@ Result<Scenario> ParseScenarioFile(const std::string& path, const ParseOptions& 
   std::ostringstream text;
   text << in.rdbuf();
   return ParseScenarioText(text.str(), path, options);
+}
+
+std::vector<link::LinkSite> NetworkProfile::LinkSites() const {
+  if (!multi_site()) return {{name, link}};
+  std::vector<link::LinkSite> out;
+  for (const NetworkSite& site : sites) out.push_back({site.name, site.link});
+  return out;
 }
 
 }  // namespace pqc::scenario

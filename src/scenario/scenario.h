@@ -6,7 +6,8 @@
 //
 // The file's shape (scenarios/*.toml are the examples):
 //   title = "…"            description = "…"
-//   [target]   kind = "embedded" | "nginx" | "haproxy" | "external" (the `target` setting, so also a
+//   [target]   kind = "embedded" | "nginx" | "haproxy" | "external" (the `target` setting, so also
+//   a
 //              matrix factor: target = ["embedded", "nginx"]), address = "host:port"
 //              (external; also server_name, ca), server_threads, tickets, session_cache
 //   [tls]      group, client_groups, key_shares, server_groups, chain
@@ -17,7 +18,9 @@
 //   [matrix]   FACTOR = [value, …] — a factor is a setting key (group = ["X25519", …]) or any
 //              name whose values are tables: { value = "label", key = value, … } overriding
 //              settings for that value, e.g. mode = ["fresh", { value = "reuse", requests = 10 }]
-//   [networks.NAME]  rtt, jitter, loss, burst_loss, rate, queue, reorder — an emulated link
+//   [networks.NAME]  rtt, jitter, loss, burst_loss, rate, queue, reorder — an emulated link,
+//              or sites = ["NAME", …] — clients at several of those links at once (one trial
+//              loads the target from every site, each with an equal share of the arm's load)
 #pragma once
 
 #include <cstdint>
@@ -44,14 +47,26 @@ struct Factor {
   std::vector<FactorValue> values;
 };
 
-// NetworkProfile: "loopback" (no emulation) or an emulated link's parameters as written
-// (the link emulator parses and checks them once more when it starts).
+// NetworkSite: one client site of a network: the [networks.*] profile it takes its wire from.
+struct NetworkSite {
+  std::string name;
+  double rtt_ms = 0;
+  link::LinkProfile link;
+};
+
+// NetworkProfile: "loopback" (no emulation), an emulated link's parameters as written (the
+// link emulator parses and checks them once more when it starts), or several sites, each one
+// of the file's emulated profiles, loading one server at once.
 struct NetworkProfile {
   std::string name;
   std::map<std::string, std::string> params;  // rtt, jitter, loss, burst_loss, rate, queue, reorder
-  double rtt_ms = 0;
-  link::LinkProfile link;  // parsed (emulated profiles only)
+  double rtt_ms = 0;               // NaN for a network of several sites (each has its own)
+  link::LinkProfile link;          // parsed (emulated profiles only; site 0's for several sites)
+  std::vector<NetworkSite> sites;  // empty: one site, this profile
   bool emulated() const { return name != "loopback"; }
+  bool multi_site() const { return !sites.empty(); }
+  // LinkSites: the sites the link emulator builds for it (one for a plain profile).
+  std::vector<link::LinkSite> LinkSites() const;
 };
 
 struct Scenario {

@@ -309,6 +309,16 @@ def main():
         arms_ok(s, 2)
         assert "merged 3 shards" in out, out[-2000:]
 
+    def regions(out, before):
+        d = runs.new_since(before, "13-three-regions")
+        s = summary_of(d)
+        arms_ok(s, 4)
+        for arm in s["arms"]:
+            names = [site["name"] for site in arm.get("sites", [])]
+            assert names == ["near", "transatlantic", "far"], f"{arm['label']}: sites {names}"
+            assert all(site["connections"] > 0 for site in arm["sites"]), arm["sites"]
+        assert "by client site" in out, out[-3000:]
+
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
@@ -336,6 +346,9 @@ def main():
         ("build/src/pqc-bench merge results/shards/*-shard-* -o results/merged",
          "rm -rf results/merged && build/src/pqc-bench merge results/shards/*-shard-* -o "
          "results/merged", False, False, 120, shards_merged),
+        ("build/src/pqc-bench run scenarios/13-three-regions.toml",
+         f"build/src/pqc-bench run scenarios/13-three-regions.toml {SHORT_RUN}", False, True, 300,
+         regions),
         (f"build/src/pqc-bench serve --listen 127.0.0.1:8444 --write-ca {clients_ca} --clients "
          f"{clients_db} &", "background", True, False, 20, clients_serve),
         (f"curl --cacert {clients_ca} https://127.0.0.1:8444/", "verbatim:0", False, False, 30,
