@@ -19,6 +19,7 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import sqlite3
@@ -218,6 +219,17 @@ def main():
                           str(tmp / "m3")], capture_output=True, text=True)
     check(bad.returncode == 2 and "given twice" in bad.stderr,
           f"a shard given twice refused: {bad.stderr.strip()[:160]}")
+    # A copy of a shard cut short (its last page lost) is refused before anything is merged:
+    # merge checks the file's length instead of reading every page twice.
+    cut = tmp / "cut" / dirs[2].name
+    shutil.copytree(dirs[2], cut)
+    db_file = cut / "results.sqlite"
+    os.truncate(db_file, db_file.stat().st_size - 4096)
+    bad = subprocess.run([bin_, "merge", str(dirs[0]), str(dirs[1]), str(cut), "-o",
+                          str(tmp / "m4")], capture_output=True, text=True)
+    check(bad.returncode != 0 and "corrupt results database" in bad.stderr and
+          str(db_file) in bad.stderr and not (tmp / "m4" / "results.sqlite").exists(),
+          f"a truncated shard refused, naming the file: {bad.stderr.strip()[:200]}")
 
     # 3. A shard started with other flags is refused at the rendezvous.
     outs = finish(start_shards(bin_, scen, tmp / "differ", 2, free_port(),

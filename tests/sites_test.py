@@ -139,6 +139,9 @@ def one_process(bin_, tmp):
     check([w["site"] for w in link.get("sites", [])] == list(SITES) and
           all(w["packets"] > 0 for w in link["sites"]),
           "the trial's link record has each site's wire, each carried packets")
+    html = (d / "report.html").read_text()
+    check('id="sites"' in html and all(f"<td>{name}</td>" in html for name in SITES),
+          "report.html has the table by client site")
     report = subprocess.run([bin_, "report", str(d.relative_to(tmp))], cwd=tmp,
                             capture_output=True, text=True, timeout=120)
     check(report.returncode == 0 and "by client site" in report.stdout and

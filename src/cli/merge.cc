@@ -28,7 +28,10 @@ int MergeMain(int argc, char** argv) {
   fmt::print(stderr, "merged {} shards: {} trials ({} invalid), {} connections{}\n", out->shards,
              out->trials, out->trials_invalid, out->connections,
              out->complete ? "" : " — INCOMPLETE: a shard's run did not finish");
-  auto stored = PrintStudy(out->dir);
+  // The report from the unions merge holds already: every row read once, not twice.
+  report::LoadedTrials loaded;
+  for (const auto& [id, m] : out->loaded) loaded[id] = &m->load;
+  auto stored = PrintStudy(out->dir, &loaded);
   if (!stored) return ReportError("merge", stored.error());
   const bool any_valid = std::any_of(stored->trials.begin(), stored->trials.end(),
                                      [](const results::StoredTrial& t) { return t.valid; });

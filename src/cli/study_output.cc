@@ -10,13 +10,15 @@
 
 namespace pqc::cli {
 
-Result<results::StoredRun> PrintStudy(const std::string& dir) {
-  auto db = results::OpenResults(dir);
+Result<results::StoredRun> PrintStudy(const std::string& dir, const report::LoadedTrials* loaded) {
+  // A file this process has just written and holds in memory needs no page-by-page check.
+  auto db = results::OpenResults(
+      dir, loaded != nullptr ? results::Integrity::kLength : results::Integrity::kFull);
   if (!db) return db.error();
   auto stored = results::ReadRun(*db);
   if (!stored) return stored.error();
   scenario::FillStoredNetworkFacts(stored->info);  // a resumed file of schema version 1 or 2
-  auto summary = report::BuildStudySummary(*db, *stored);
+  auto summary = report::BuildStudySummary(*db, *stored, {}, loaded);
   if (!summary) return summary.error();
   std::cout << '\n';
   if (Status st = report::WriteReport(std::cout, *summary, report::Format::kTable); !st) {

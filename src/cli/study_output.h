@@ -6,10 +6,14 @@
 #include <string>
 
 #include "core/error.h"
+#include "report/arm_samples.h"
 #include "results/run_reader.h"
 
 namespace pqc::cli {
 
-Result<results::StoredRun> PrintStudy(const std::string& dir);
+// PrintStudy: `loaded` holds trials whose records the caller has in memory (merge), which are
+// then not read back from the database.
+Result<results::StoredRun> PrintStudy(const std::string& dir,
+                                      const report::LoadedTrials* loaded = nullptr);
 
 }  // namespace pqc::cli

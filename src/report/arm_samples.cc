@@ -4,20 +4,29 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace pqc::report {
 namespace {
 
-Status LoadArm(results::Db& db, ArmData& a) {
+Status LoadArm(results::Db& db, ArmData& a, const LoadedTrials* loaded) {
   std::array<TrialSamples, kAllPhases.size()> samples;
   const bool busy_poll = a.arm->settings.value("busy_poll", false);
   for (const results::StoredTrial* t : a.used) {
-    auto rec = results::ReadTrialRecords(db, t->id);
-    if (!rec) return rec.error();
-    PhaseSamples ps = MeasuredPhaseSamples(rec->load);
+    std::optional<results::TrialRecords> read;
+    const LoadResult* load = nullptr;
+    if (auto it = loaded != nullptr ? loaded->find(t->id) : LoadedTrials::const_iterator();
+        loaded != nullptr && it != loaded->end()) {
+      load = it->second;
+    } else {
+      auto rec = results::ReadTrialRecords(db, t->id);
+      if (!rec) return rec.error();
+      load = &read.emplace(std::move(*rec)).load;
+    }
+    PhaseSamples ps = MeasuredPhaseSamples(*load);
     for (size_t p = 0; p < ps.size(); ++p) samples[p].push_back(std::move(ps[p]));
     uint64_t connections = 0;
-    for (const ConnectionRecord& c : rec->load.connections) {
+    for (const ConnectionRecord& c : load->connections) {
       if (!c.measured) continue;
       ++connections;
       if (!c.ok()) ++a.errors;
@@ -27,7 +36,7 @@ Status LoadArm(results::Db& db, ArmData& a) {
       SiteData& site = a.sites[c.site];
       ++site.connections;
       if (!c.ok()) ++site.errors;
-      AddPhaseSamples(c, rec->load.requests, site.samples);
+      AddPhaseSamples(c, load->requests, site.samples);
     }
     a.connections += connections;
     a.client_cpu_s += t->client_cpu_s;
@@ -53,7 +62,8 @@ Status LoadArm(results::Db& db, ArmData& a) {
 
 }  // namespace
 
-Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run) {
+Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run,
+                                      const LoadedTrials* loaded) {
   std::vector<ArmData> arms(run.arms.size());
   std::map<uint32_t, size_t> index;
   for (size_t i = 0; i < run.arms.size(); ++i) {
@@ -78,7 +88,7 @@ Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun&
     const nlohmann::json& nets = run.info.networks;
     a.split_sites = nets.is_object() && nets.contains(network) && nets[network].is_object() &&
                     nets[network].contains("sites");
-    if (Status st = LoadArm(db, a); !st) return st.error();
+    if (Status st = LoadArm(db, a, loaded); !st) return st.error();
   }
   return arms;
 }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -49,8 +50,13 @@ struct ArmData {
   std::vector<double> server_us_per_handshake, client_us_per_connection;
 };
 
+// LoadedTrials: trials whose records the caller holds already (trial id → its load), so that
+// they are not read back from the database (merge has just computed the union of each).
+using LoadedTrials = std::map<int64_t, const LoadResult*>;
+
 // PoolArms: one ArmData per stored arm, in the run's order, its trials grouped and its
-// connections pooled.
-Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run);
+// connections pooled (from `loaded` where it has the trial, else read from `db`).
+Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun& run,
+                                      const LoadedTrials* loaded = nullptr);
 
 }  // namespace pqc::report

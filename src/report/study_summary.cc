@@ -367,13 +367,13 @@ RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options
 }
 
 Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
-                                  const SummaryOptions& options) {
+                                  const SummaryOptions& options, const LoadedTrials* loaded) {
   BootstrapOptions bo;
   bo.resamples = options.resamples;
   bo.confidence = options.confidence;
   bo.seed = run.info.seed;
 
-  auto pooled = PoolArms(db, run);
+  auto pooled = PoolArms(db, run, loaded);
   if (!pooled) return pooled.error();
   const std::vector<ArmData>& arms = *pooled;
 

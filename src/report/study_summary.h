@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "report/arm_samples.h"
 #include "report/summary.h"
 #include "results/run_reader.h"
 #include "results/sqlite_db.h"
@@ -29,7 +30,9 @@ std::vector<SpectrumPoint> SpectrumOf(std::span<const double> sorted);
 // networks, completeness).
 RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options = {});
 
+// BuildStudySummary: `loaded` holds trials the caller has in memory already (see PoolArms).
 Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
-                                  const SummaryOptions& options = {});
+                                  const SummaryOptions& options = {},
+                                  const LoadedTrials* loaded = nullptr);
 
 }  // namespace pqc::report

@@ -18,14 +18,14 @@ Result<nlohmann::json> ParseJson(const std::string& text, std::string_view what)
   return j;
 }
 
-Result<ConnMode> ModeFromName(const std::string& name) {
+Result<ConnMode> ModeFromName(std::string_view name) {
   for (ConnMode m : {ConnMode::kFresh, ConnMode::kReuse, ConnMode::kResume, ConnMode::kEarly}) {
     if (ConnModeName(m) == name) return m;
   }
   return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: mode '{}'", name));
 }
 
-Result<EarlyData> EarlyFromName(const std::string& name) {
+Result<EarlyData> EarlyFromName(std::string_view name) {
   for (EarlyData e : {EarlyData::kNone, EarlyData::kAccepted, EarlyData::kRejected}) {
     if (EarlyDataName(e) == name) return e;
   }
@@ -33,7 +33,7 @@ Result<EarlyData> EarlyFromName(const std::string& name) {
                    fmt::format("corrupt results database: early_data '{}'", name));
 }
 
-Result<ErrorClass> ErrorFromName(const std::string& name) {
+Result<ErrorClass> ErrorFromName(std::string_view name) {
   for (auto e : {ErrorClass::kNone, ErrorClass::kRefused, ErrorClass::kConnect, ErrorClass::kReset,
                  ErrorClass::kTimeout, ErrorClass::kTlsAlert, ErrorClass::kTls, ErrorClass::kHttp,
                  ErrorClass::kClosed}) {
@@ -60,7 +60,7 @@ Error CorruptError(const std::string& file, const std::string& why) {
 
 }  // namespace
 
-Result<Db> OpenResults(const std::string& path) {
+Result<Db> OpenResults(const std::string& path, Integrity integrity) {
   std::error_code ec;
   std::string file = path;
   if (std::filesystem::is_directory(path, ec))
@@ -73,6 +73,22 @@ Result<Db> OpenResults(const std::string& path) {
   auto db = Db::Open(file, /*create=*/false, /*read_only=*/true);
   if (!db) return db.error();
   if (Status st = CheckSchema(*db); !st) return st.error();
+  const auto wal = std::filesystem::file_size(file + "-wal", ec);
+  if (integrity == Integrity::kLength && (ec || wal == 0)) {
+    ec.clear();
+    auto pages = db->Prepare(
+        "SELECT page_count * page_size FROM pragma_page_count, "
+        "pragma_page_size");
+    if (!pages) return CorruptError(file, pages.error().message);
+    auto row = pages->Step();
+    if (!row || !*row) return CorruptError(file, row ? "no page count" : row.error().message);
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || size < static_cast<uint64_t>(pages->Int(0))) {
+      return CorruptError(file, fmt::format("{} bytes, short of the {} its pages need",
+                                            ec ? 0 : size, pages->Int(0)));
+    }
+    return db;
+  }
   // A truncated or damaged file can still hold an intact schema: a copy cut short lost the
   // last page (every request row) and `report` printed the rest without ttfb or response, as
   // if nothing were missing. quick_check reads every page once (what a report reads anyway)
@@ -250,6 +266,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
   c->Bind(1, trial_id);
   q->Bind(1, trial_id);
   // Requests arrive sorted by connection id, as connections do: one merge pass.
+  std::string_view last_cipher = *out.strings.emplace("").first;
   auto qrow = q->Step();
   if (!qrow) return qrow.error();
   for (;;) {
@@ -259,7 +276,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     ConnectionRecord r;
     r.id = static_cast<uint64_t>(c->Int(0));
     r.thread = static_cast<uint16_t>(c->Int(1));
-    auto mode = ModeFromName(c->Text(2));
+    auto mode = ModeFromName(c->TextView(2));
     if (!mode) return mode.error();
     r.mode = *mode;
     r.measured = c->Int(3) != 0;
@@ -275,17 +292,21 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     r.server_hello_bytes = U32(c->Int(14));
     r.certificate_bytes = U32(c->Int(15));
     r.certificate_verify_bytes = U32(c->Int(16));
-    r.group = c->Text(17);
+    r.group = c->TextView(17);
     r.signature_scheme = static_cast<uint16_t>(c->Int(18));
-    r.cipher = out.strings.insert(c->Text(19)).first->c_str();
+    // Every connection of a trial names one or two ciphers: look the set up only on a change.
+    if (const std::string_view cipher = c->TextView(19); cipher != last_cipher) {
+      last_cipher = *out.strings.emplace(cipher).first;
+    }
+    r.cipher = last_cipher.data();
     r.resumed = c->Int(20) != 0;
     r.hrr = c->Int(21) != 0;
-    auto err = ErrorFromName(c->Text(22));
+    auto err = ErrorFromName(c->TextView(22));
     if (!err) return err.error();
     r.error = *err;
-    r.error_detail = c->Text(23);
+    r.error_detail = c->TextView(23);
     r.handshake_segments_read = U32(c->Int(24));
-    auto early = EarlyFromName(c->Text(25));
+    auto early = EarlyFromName(c->TextView(25));
     if (!early) return early.error();
     r.early_data = *early;
     r.early_bytes = U32(c->Int(26));

@@ -68,8 +68,16 @@ struct TrialRecords {
   std::set<std::string> strings;
 };
 
+// Integrity: how OpenResults makes sure a file is whole before anything is read from it.
+enum class Integrity {
+  kFull,    // PRAGMA quick_check: every page read once (for a reader of some of the rows)
+  kLength,  // the file holds every page SQLite counts in it, so a truncated copy is refused at
+            // once: for a caller that reads every row anyway (SQLite reports a damaged page
+            // when it reads it). With a non-empty write-ahead log beside it: the full check.
+};
+
 // OpenRun: the results.sqlite at `path`, or inside `path` when it is a directory.
-Result<Db> OpenResults(const std::string& path);
+Result<Db> OpenResults(const std::string& path, Integrity integrity = Integrity::kFull);
 Result<StoredRun> ReadRun(Db& db);
 Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id);
 

@@ -260,8 +260,9 @@ Result<int64_t> RunWriter::WriteTrial(const TrialRow& t) {
   auto ins = db_->Prepare(
       "INSERT INTO trials (arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
       "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
-      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, shards_json) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, shards_json, id) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+      "?20)");
   if (!ins) return ins.error();
   Stmt& s = *ins;
   s.Bind(1, int64_t{t.arm});
@@ -290,6 +291,11 @@ Result<int64_t> RunWriter::WriteTrial(const TrialRow& t) {
     s.BindNull(19);
   } else {
     s.Bind(19, t.shards.dump());
+  }
+  if (t.id > 0) {
+    s.Bind(20, t.id);
+  } else {
+    s.BindNull(20);  // INTEGER PRIMARY KEY: the next free id
   }
   if (Status st = s.Run(); !st) return st.error();
   const int64_t trial_id = sqlite3_last_insert_rowid(db_->get());

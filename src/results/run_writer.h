@@ -59,6 +59,9 @@ struct ArmRow {
 
 // TrialRow: one finished trial. `load` holds its raw connections and requests.
 struct TrialRow {
+  // id: 0 = the next free one; else this id (a merge copies the trial's records under it
+  // while it still computes the row).
+  int64_t id = 0;
   uint32_t arm = 0, block = 0, seq = 0;
   std::string started, ended;
   bool valid = false;

@@ -67,6 +67,14 @@ class Stmt {
   double Real(int col) const { return sqlite3_column_double(s_.get(), col); }
   bool IsNull(int col) const { return sqlite3_column_type(s_.get(), col) == SQLITE_NULL; }
   std::string Text(int col) const;
+  // TextView: the column's text without a copy, valid until the next Step or Reset (the
+  // per-row hot path of reading millions of rows).
+  std::string_view TextView(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_.get(), col));
+    return p != nullptr
+               ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(s_.get(), col)))
+               : std::string_view();
+  }
 
  private:
   std::unique_ptr<sqlite3_stmt, StmtFinalizer> s_;

@@ -115,20 +115,63 @@ void Shift(RequestRecord& r, int64_t d) {
   }
 }
 
-// The same shift in SQL, for the rows copied as they are.
-std::string Shifted(std::string_view column) {
+// The same shift in SQL, for the rows copied as they are (none for a shard on shard 0's clock,
+// which is every shard on one machine: a CASE per timestamp is a tenth of a copy's time).
+std::string Shifted(std::string_view column, int64_t shift) {
+  if (shift == 0) return std::string(column);
   return fmt::format("CASE {0} WHEN 0 THEN 0 ELSE {0} + ?2 END", column);
 }
 
-// CopyRecords: a shard's rows of one trial into the merged trial, inside SQLite (no row is
-// decoded and bound again: for millions of rows this is what keeps a merge to seconds), under
-// connection ids after the previous shards', with their shard and shifted timestamps.
-Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int64_t to,
-                   int64_t id_offset, int64_t request_offset, int64_t shift, uint32_t shard,
-                   bool has_site) {
+// CopyPlan: where one shard's rows of a trial go in the merged trial.
+struct CopyPlan {
+  std::string file;  // the shard's database
+  int64_t from = 0;  // its trial id
+  int64_t id_offset = 0, request_offset = 0;
+  int64_t shift = 0;  // added to its timestamps (ShiftNs)
+  uint32_t shard = 0;
+  bool has_site = false;  // schema 6 or newer
+};
+
+// Extent: what a shard's trial occupies: its next free connection id, its request count.
+struct Extent {
+  int64_t next_id = 0, requests = 0;
+};
+Result<Extent> TrialExtent(results::Db& db, int64_t trial) {
+  Extent e;
+  for (auto [sql, out] :
+       {std::pair{"SELECT coalesce(max(id) + 1, 0) FROM connections WHERE "
+                  "trial_id = ?1",
+                  &e.next_id},
+        std::pair{"SELECT count(*) FROM requests WHERE trial_id = ?1", &e.requests}}) {
+    auto q = db.Prepare(sql);
+    if (!q) return q.error();
+    q->Bind(1, trial);
+    if (auto row = q->Step(); !row || !*row) {
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("merge: cannot read {}'s trial {}", db.path(), trial));
+    }
+    *out = q->Int(0);
+  }
+  return e;
+}
+
+Result<uint64_t> CountRows(results::Db& db, int64_t trial) {
+  auto q = db.Prepare("SELECT count(*) FROM connections WHERE trial_id = ?1");
+  if (!q) return q.error();
+  q->Bind(1, trial);
+  if (auto row = q->Step(); !row || !*row) {
+    return MakeError(ErrorKind::kIo, "merge: cannot count the merged trial's connections");
+  }
+  return static_cast<uint64_t>(q->Int(0));
+}
+
+// CopyRecords: a shard's rows of one trial into the merged trial `to`, inside SQLite (no row
+// is decoded and bound again: for millions of rows this is what keeps a merge to seconds),
+// under connection ids after the previous shards', with their shard and shifted timestamps.
+Status CopyRecords(results::Db& out, const CopyPlan& p, int64_t to) {
   auto path = out.Prepare("ATTACH DATABASE ?1 AS shard");
   if (!path) return path.error();
-  path->Bind(1, file);
+  path->Bind(1, p.file);
   if (Status st = path->Run(); !st) return st;
   const std::string conns = fmt::format(
       "INSERT INTO main.connections SELECT ?1, id + ?3, thread, mode, measured, offered_session, "
@@ -137,12 +180,13 @@ Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int6
       "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, "
       "error_detail, handshake_segments_read, early_data, early_bytes, ?6, {} FROM "
       "shard.connections WHERE trial_id = ?4 ORDER BY id",
-      Shifted("intended_start"), Shifted("actual_start"), Shifted("tcp_established"),
-      Shifted("tls_done"), Shifted("closed"), has_site ? "site" : "0");
+      Shifted("intended_start", p.shift), Shifted("actual_start", p.shift),
+      Shifted("tcp_established", p.shift), Shifted("tls_done", p.shift), Shifted("closed", p.shift),
+      p.has_site ? "site" : "0");
   const std::string reqs = fmt::format(
       "INSERT INTO main.requests SELECT ?1, conn_id + ?3, seq, {}, {}, {}, status, body_bytes "
       "FROM shard.requests WHERE trial_id = ?4 ORDER BY conn_id, seq",
-      Shifted("sent"), Shifted("first_byte"), Shifted("last_byte"));
+      Shifted("sent", p.shift), Shifted("first_byte", p.shift), Shifted("last_byte", p.shift));
   Status st = out.Exec("BEGIN");
   for (const std::string* sql : {&conns, &reqs}) {
     if (!st) break;
@@ -152,12 +196,12 @@ Status CopyRecords(results::Db& out, const std::string& file, int64_t from, int6
       break;
     }
     stmt->Bind(1, to);
-    stmt->Bind(2, shift);
-    stmt->Bind(3, id_offset);
-    stmt->Bind(4, from);
+    stmt->Bind(2, p.shift);
+    stmt->Bind(3, p.id_offset);
+    stmt->Bind(4, p.from);
     if (sql == &conns) {
-      stmt->Bind(5, request_offset);
-      stmt->Bind(6, int64_t{shard});
+      stmt->Bind(5, p.request_offset);
+      stmt->Bind(6, int64_t{p.shard});
     }
     st = stmt->Run();
   }
@@ -201,10 +245,12 @@ struct MergedTrial {
 };
 
 // ReadAll: every shard's records of trial `seq`, read side by side (one SQLite connection per
-// shard; reading is most of a merge's time), at most one reader per core.
+// shard), at most one reader per core but the copy's.
 Result<std::vector<results::TrialRecords>> ReadAll(std::vector<Shard>& shards, uint32_t seq) {
   std::vector<std::optional<Result<results::TrialRecords>>> got(shards.size());
-  const size_t width = std::max(1u, std::thread::hardware_concurrency());
+  // One core is the copy's (MergeShards copies the trial's rows beside this): the readers
+  // take the others, so that neither half waits for the other's CPU.
+  const size_t width = std::max(2u, std::thread::hardware_concurrency()) - 1;
   for (size_t first = 0; first < shards.size(); first += width) {
     std::vector<std::thread> readers;
     for (size_t k = first; k < std::min(shards.size(), first + width); ++k) {
@@ -237,6 +283,13 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
   std::vector<std::string> reasons;
   nlohmann::json views = nlohmann::json::array();
   double cpu_wall = 0;
+  size_t connections = 0, requests = 0;
+  for (const results::TrialRecords& r : m.records) {
+    connections += r.load.connections.size();
+    requests += r.load.requests.size();
+  }
+  m.load.connections.reserve(connections);
+  m.load.requests.reserve(requests);
   for (size_t k = 0; k < shards.size(); ++k) {
     Shard& s = shards[k];
     const results::StoredTrial& t = *s.by_seq.at(seq);
@@ -325,7 +378,9 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
 Result<std::vector<Shard>> OpenShards(const std::vector<std::string>& inputs) {
   std::vector<Shard> shards;
   for (const std::string& in : inputs) {
-    auto db = results::OpenResults(in);
+    // Merge reads every row of every shard (a damaged page is an error then): the length
+    // check finds a truncated copy without reading every page once more first.
+    auto db = results::OpenResults(in, results::Integrity::kLength);
     if (!db) return db.error();
     auto run = results::ReadRun(*db);
     if (!run) return run.error();
@@ -401,7 +456,11 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   // short loses nothing measured (its run is marked incomplete; merge again into a new
   // directory), and every row is written once instead of once to the WAL and again at its
   // checkpoint.
-  if (Status st = writer->db().Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"); !st) {
+  // A large page cache: the copy appends millions of rows, and a page written out and read
+  // back for the next row costs more than the memory (18 % of a copy's time here).
+  if (Status st = writer->db().Exec(
+          "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
+      !st) {
     return st.error();
   }
   for (const results::StoredArm& a : lead.run.arms) {
@@ -413,6 +472,7 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   out.shards = static_cast<uint32_t>(shards->size());
   out.complete = true;
   for (const Shard& s : *shards) out.complete = out.complete && s.run.complete;
+  uint64_t kept = 0;  // connections held in out.loaded
   for (const results::StoredTrial& t0 : lead.run.trials) {
     const bool everywhere = std::all_of(shards->begin(), shards->end(),
                                         [&](const Shard& s) { return s.by_seq.count(t0.seq) > 0; });
@@ -421,40 +481,58 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
       out.complete = false;
       continue;
     }
-    const Nanos read_start = MonotonicNow();
-    auto m = MergeTrial(*shards, t0.seq, (*options)[t0.arm - 1]);
-    if (!m) return m.error();
-    const Nanos copy_start = MonotonicNow();
-    auto id = writer->WriteTrial(m->row);  // the row only: the records are copied below
-    if (!id) return id.error();
+    // The merged trial takes shard 0's trial id, so that its rows can be copied (inside
+    // SQLite, on the merged file's connection) while its statistics are computed from the
+    // shards' rows read beside it (their own connections): the two halves of a merge's work
+    // overlap instead of adding up.
+    const int64_t id = t0.id;
+    std::vector<CopyPlan> plans;
     int64_t id_offset = 0, request_offset = 0;
-    for (size_t k = 0; k < shards->size(); ++k) {
-      Shard& s = (*shards)[k];
+    for (Shard& s : *shards) {
       const results::StoredTrial& t = *s.by_seq.at(t0.seq);
-      if (Status st = CopyRecords(writer->db(), s.db.path(), t.id, *id, id_offset, request_offset,
-                                  ShiftNs(s, t, lead, t0), s.run.info.shard.index,
-                                  s.run.schema_version >= 6);
-          !st) {
-        return st.error();
-      }
+      auto extent = TrialExtent(s.db, t.id);
+      if (!extent) return extent.error();
+      plans.push_back({s.db.path(), t.id, id_offset, request_offset, ShiftNs(s, t, lead, t0),
+                       s.run.info.shard.index, s.run.schema_version >= 6});
       // Ids after every id of the shards before (ids need not be dense; the reader orders).
-      auto max_id = s.db.Prepare(
-          "SELECT coalesce(max(id) + 1, 0) FROM connections WHERE "
-          "trial_id = ?1");
-      if (!max_id) return max_id.error();
-      max_id->Bind(1, t.id);
-      if (auto row = max_id->Step(); !row || !*row) {
-        return MakeError(ErrorKind::kIo, "merge: cannot read a shard's connection ids");
-      }
-      id_offset += max_id->Int(0);
-      request_offset += static_cast<int64_t>(m->requests[k]);
+      id_offset += extent->next_id;
+      request_offset += extent->requests;
     }
-    fmt::print(
-        o.log, "trial {}: {} connections read and summarised in {:.2f} s, copied in {:.2f} s\n",
-        t0.seq, m->load.connections.size(), static_cast<double>(copy_start - read_start) / 1e9,
-        static_cast<double>(MonotonicNow() - copy_start) / 1e9);
+    const Nanos start = MonotonicNow();
+    Status copied;
+    Nanos copy_end = 0;
+    std::thread copier([&] {
+      for (const CopyPlan& p : plans) {
+        if (copied = CopyRecords(writer->db(), p, id); !copied) break;
+      }
+      copy_end = MonotonicNow();
+    });
+    auto m = MergeTrial(*shards, t0.seq, (*options)[t0.arm - 1]);
+    const Nanos read_end = MonotonicNow();
+    copier.join();
+    if (!m) return m.error();
+    if (!copied) return copied.error();
+    m->row.id = id;
+    if (auto written = writer->WriteTrial(m->row); !written) return written.error();
+    if (auto rows = CountRows(writer->db(), id); !rows || *rows != m->load.connections.size()) {
+      return rows ? MakeError(ErrorKind::kIo,
+                              fmt::format("merge: trial {}: {} connections copied, {} read", t0.seq,
+                                          *rows, m->load.connections.size()))
+                  : rows.error();
+    }
+    fmt::print(o.log,
+               "trial {}: {} connections read and summarised in {:.2f} s, copied in {:.2f} s "
+               "(side by side)\n",
+               t0.seq, m->load.connections.size(), static_cast<double>(read_end - start) / 1e9,
+               static_cast<double>(copy_end - start) / 1e9);
+    const uint64_t n = m->load.connections.size();
+    kept += n;
+    if (kept <= kMaxKeptConnections) {
+      out.loaded[id] =
+          std::make_unique<MergedLoad>(MergedLoad{std::move(m->load), std::move(m->records)});
+    }
     ++out.trials;
-    out.connections += m->load.connections.size();
+    out.connections += n;
     if (!m->row.valid) ++out.trials_invalid;
   }
   for (const Shard& s : *shards) {

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,13 +27,25 @@ struct MergeOptions {
   std::FILE* log = stderr;
 };
 
+// MergedLoad: a merged trial's union of records as merge computed its statistics from,
+// kept so that the report which follows need not read every row back from the file.
+struct MergedLoad {
+  LoadResult load;
+  std::vector<results::TrialRecords> owners;  // own the strings the connections point to
+};
+
 struct MergeOutcome {
   std::string dir;
   uint32_t shards = 0;
   uint32_t trials = 0, trials_invalid = 0;
   uint64_t connections = 0;
   bool complete = false;  // every shard complete and every planned trial on every shard
+  // The merged trials' unions by trial id, while they hold kMaxKeptConnections in all (the
+  // rest the report reads from the file).
+  std::map<int64_t, std::unique_ptr<MergedLoad>> loaded;
 };
+
+inline constexpr uint64_t kMaxKeptConnections = 10'000'000;
 
 Result<MergeOutcome> MergeShards(const MergeOptions& options);
 
