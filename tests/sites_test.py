@@ -11,20 +11,22 @@ namespaces (issue 18). Needs root (the emulated network); skips otherwise, sayin
    schema; `report` prints the table by site.
 2. Three shards (`run --shard I/3`) on the same network: shard 0 makes the link, every shard
    loads from its own site's namespace (shard k = site k, so its connect time is site k's
-   RTT); `merge` keeps every connection exactly once with its shard and site.
+   RTT); `merge` keeps every connection exactly once with its shard and site, and the merged
+   trial's handshake percentiles are those of the union of the shards' raw rows.
 3. Refusals: two shards for three sites, exit 2 saying how many are needed.
 """
 import json
 import os
 import pathlib
 import shutil
-import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
 
 import jsonschema
+
+# The sharded study's helpers: checks that print what passed, read-only queries, a free port.
+from shard_test import check, free_port, percentile, rows
 
 SITES = {"near": 30, "mid": 70, "far": 150}
 
@@ -55,34 +57,9 @@ sites = ["near", "mid", "far"]
 """
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok:", msg)
-
-
-def rows(db, sql, *args):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
-
-
 def median(values):
     v = sorted(values)
     return v[len(v) // 2]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_dirs(results):
@@ -190,6 +167,18 @@ def sharded(bin_, tmp):
           f"every shard's connection is in the merged database exactly once, with its shard "
           f"and site ({len(got)} rows)")
     check(all(shard == site for shard, site, *_ in got), "in the merged file, shard k is site k")
+    # The merged trial's pooled percentiles are those of the union of the shards' raw rows.
+    measured = []
+    for d in dirs:
+        measured += rows(d / "results.sqlite", "SELECT tcp_established, tls_done FROM connections "
+                         "WHERE measured = 1 AND tcp_established != 0 AND tls_done != 0")
+    hs = sorted((done - est) / 1e3 for est, done in measured)
+    (merged_summary,), = rows(merged, "SELECT summary_json FROM trials")
+    phase = json.loads(merged_summary)["phases"]["handshake"]
+    for q, key in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99")):
+        want = percentile(hs, q)
+        check(abs(phase[key] - want) <= 1e-6 * max(1.0, abs(want)),
+              f"merged handshake {key} {phase[key]:.3f} µs = the union's {want:.3f} µs")
     summary = json.loads((tmp / "merged" / "summary.json").read_text())
     sites = summary["arms"][0]["sites"]
     check([s["name"] for s in sites] == list(SITES) and all(s["connections"] > 0 for s in sites),

@@ -7,7 +7,8 @@ From the checkout's root, with the README's relative paths, the default results 
 the tool's documented flags (`--set duration=1s --set warmup=1s --trials 1`, `--duration 1s`),
 and each step says which. Every step checks its exit status and one fact of what the command
 produced; the runs' arms must be valid. A step whose only fault is the tool's own "load
-generator saturated" check (a busy machine late by a millisecond) runs once more after a
+generator saturated" or "emulated link late" check (a busy machine late by a millisecond, in
+the load generator's schedule or the link's packet release) runs once more after a
 pause; saturated again, it is reported as such and not failed: on a shared host whose vCPUs
 stall for milliseconds (measured: the same load, old and new binaries alike, 1.4 ms of CPU
 per connection on a quiet host and 2.3 ms on a contended one, start-lag p99 100 µs against
@@ -119,7 +120,11 @@ def invalid_reasons(out):
 
 
 def only_saturation(reasons):
-    return bool(reasons) and all("load generator saturated" in r for r in reasons)
+    # The tool's own checks of its apparatus on a busy machine: the load generator's schedule,
+    # and the emulated link's packet release (a descheduled mover), both judged by the same
+    # 1 ms limit. Anything else (a wrong group, errors, a crash) fails the step.
+    return bool(reasons) and all("load generator saturated" in r or "emulated link late" in r
+                                 for r in reasons)
 
 
 def summary_of(run_dir):
@@ -312,12 +317,13 @@ def main():
     def regions(out, before):
         d = runs.new_since(before, "13-three-regions")
         s = summary_of(d)
-        arms_ok(s, 4)
+        # The sites first: they are reported from invalid trials too (marked so).
         for arm in s["arms"]:
             names = [site["name"] for site in arm.get("sites", [])]
             assert names == ["near", "transatlantic", "far"], f"{arm['label']}: sites {names}"
             assert all(site["connections"] > 0 for site in arm["sites"]), arm["sites"]
         assert "by client site" in out, out[-3000:]
+        arms_ok(s, 4)
 
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
