@@ -11,6 +11,7 @@
 #include "stats/bootstrap.h"
 #include "stats/percentiles.h"
 #include "stats/pooled_samples.h"
+#include "stats/trial_jackknife.h"
 #include "stats/trial_spread.h"
 
 namespace pqc {
@@ -75,6 +76,43 @@ void BM_SpreadOfPooled(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SpreadOfPooled)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// StudyIntervals: everything a report computes per phase for two arms of a study of 8 trials ×
+// 10^6 connections (10^6 each after the args' split) — each arm's four intervals over trials
+// (trial_jackknife.h) and the four differences paired by block — against the old
+// connections-only bootstrap of the same four differences (1000 resamples).
+void BM_StudyIntervalsOverTrials(benchmark::State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  const PooledSamples a(Arm(n, 8, 11)), b(Arm(n, 8, 12));
+  const std::vector<uint64_t> blocks = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (auto _ : state) {
+    for (Statistic s : {Statistic::kMean, Statistic::kP50, Statistic::kP95, Statistic::kP99}) {
+      benchmark::DoNotOptimize(TrialInterval(a, blocks, s));
+      benchmark::DoNotOptimize(TrialInterval(b, blocks, s));
+      benchmark::DoNotOptimize(PairedDifference(a, blocks, b, blocks, s));
+    }
+  }
+}
+BENCHMARK(BM_StudyIntervalsOverTrials)
+    ->Arg(1'000'000)
+    ->Arg(8'000'000)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_StudyIntervalsOldBootstrap(benchmark::State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  const PooledSamples a(Arm(n, 8, 11)), b(Arm(n, 8, 12));
+  for (auto _ : state) {
+    for (Statistic s : {Statistic::kMean, Statistic::kP50, Statistic::kP95, Statistic::kP99}) {
+      benchmark::DoNotOptimize(StatisticInterval(a, s, {}));
+      benchmark::DoNotOptimize(StatisticInterval(b, s, {}));
+      benchmark::DoNotOptimize(DifferenceInterval(a, b, s, {}));
+    }
+  }
+}
+BENCHMARK(BM_StudyIntervalsOldBootstrap)
+    ->Arg(1'000'000)
+    ->Arg(8'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 // NaiveBootstrap: 1000 resamples drawn value by value and sorted (stratified), for scale.
 void BM_NaiveBootstrap(benchmark::State& state) {

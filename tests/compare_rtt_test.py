@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """compare_rtt_test.py PQC_BENCH — `pqc-bench compare` against physics: the same arm run twice
 over the emulated link, the second time with a round trip 5 ms longer. compare must report the
-connect and handshake medians 5 ms slower (one round trip each) within the link's accuracy, a
-gate on `connect.p50 > +1ms` must fail with exit status 4, and one the difference does not
-cross must pass. Needs root (the emulated link), as the link tests do."""
+connect and handshake medians 5 ms slower (one round trip each) within the link's accuracy,
+with an interval over the runs' trials (4 each: one trial would give an estimate and no
+interval, and no gate could fail) that excludes zero and reaches +5 ms; a gate on
+`connect.p50 > +1ms` must fail with exit status 4, and one the difference does not cross must
+pass. Needs root (the emulated link), as the link tests do."""
 import json
 import os
 import pathlib
@@ -19,7 +21,7 @@ chain = "ecdsa-p256"
 mode = "fresh"
 busy_poll = true
 rate = 40
-duration = "3s"
+duration = "1.5s"
 warmup = "1s"
 network = "rtt2"
 # The schedule's lag is not what this test judges.
@@ -28,8 +30,9 @@ max_lag_p99 = "5s"
 rtt = "2ms"
 [networks.rtt7]
 rtt = "7ms"
+# Trials are the intervals' replicates: 4 per run give Student t 3 degrees of freedom per side.
 [trials]
-count = 1
+count = 4
 seed = 3
 """
 
@@ -38,6 +41,7 @@ seed = 3
 # cryptography, whose CPU time varies between two runs on a shared 2-core machine by up to a
 # millisecond at the median; neither tolerance admits a missing or doubled round trip (5 ms).
 TOLERANCE_US = {"connect": 500, "handshake": 1000}
+TRIALS = 4
 
 
 def run(bench, workdir, *args):
@@ -71,9 +75,23 @@ def main():
         versus = doc["arms"][0]["versus"][0]
         for phase in ("connect", "handshake"):
             d = versus["phases"][phase]["p50"]["difference_us"]
-            print(f"{phase} p50 difference: {d['verdict']}")
+            lo, hi = d["ci"]
+            print(f"{phase} p50 difference: {d['verdict']} (estimate {d['estimate']} µs, "
+                  f"interval [{lo}, {hi}] over {d['replicates']} trials)")
             if d["estimate"] is None or abs(d["estimate"] - 5000) > TOLERANCE_US[phase]:
                 print(f"  FAIL: expected +5 ms ± {TOLERANCE_US[phase]} µs")
+                failed = True
+            # Fewer than TRIALS only if a trial was invalid (its connections are then unused).
+            if not 2 <= d["replicates"] <= TRIALS:
+                print(f"  FAIL: the interval is over {d['replicates']} trials, not 2 to {TRIALS}")
+                failed = True
+            if lo is None or hi is None:
+                print("  FAIL: no interval")
+                failed = True
+            elif not (0 < lo and lo <= 5000 + TOLERANCE_US[phase]
+                      and hi >= 5000 - TOLERANCE_US[phase]) or not d["detectable"]:
+                print(f"  FAIL: the interval must exclude 0 and reach +5 ms ± "
+                      f"{TOLERANCE_US[phase]} µs")
                 failed = True
         if not any("network" in s and "rtt7" in s for s in versus["setting_differences"]):
             print(f"FAIL: the network difference is not listed: {versus['setting_differences']}")

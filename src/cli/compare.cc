@@ -1,6 +1,7 @@
-// compare — `pqc-bench compare RUN RUN... [--baseline N] [--fail-if EXPR]...`: stored runs of
-// the same arms side by side, every difference from the baseline run with its interval, and
-// regression gates for CI (exit 4 when one fails: the whole interval beyond its threshold).
+// compare — `pqc-bench compare RUN RUN... [--baseline N | --against RUN...] [--fail-if EXPR]...`:
+// stored runs of the same arms side by side, every difference from the baseline run with its
+// interval over trials (or over runs, with a side of several), and regression gates for CI (exit 4
+// when one fails: the whole interval beyond its threshold).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace {
 constexpr int kExitGateFailed = 4;
 
 struct CompareFlags {
-  std::vector<std::string> runs, gates;
+  std::vector<std::string> runs, gates, against;
   size_t baseline = 1;
   std::string format = "table", output;
   int resamples = 1000;
@@ -30,9 +31,15 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
                  "run directories or results.sqlite files (two or more); or two `probe --json` "
                  "documents, to compare OpenSSL builds")
       ->required();
-  app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{1}, size_t{1000}));
+  CLI::Option* baseline =
+      app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
+          ->capture_default_str()
+          ->check(CLI::Range(size_t{1}, size_t{1000}));
+  app.add_option("--against", f.against,
+                 "runs of the other side: the positional runs are one side (the baseline), "
+                 "these the other; every interval's replicate is then the run, so the variance "
+                 "between runs is in it (give 2 or more per side)")
+      ->excludes(baseline);
   app.add_option("--format", f.format, "table | md | csv | json | html")->capture_default_str();
   app.add_option("--output,-o", f.output, "write to this file instead of standard output");
   app.add_option("--fail-if", f.gates,
@@ -57,7 +64,8 @@ int CompareMain(int argc, char** argv) {
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
   auto format = report::ParseFormat(f.format);
   if (!format) return ReportError("compare", format.error());
-  report::CompareOptions options{.baseline = f.baseline - 1, .resamples = f.resamples};
+  report::CompareOptions options{
+      .baseline = f.baseline - 1, .against = f.against, .resamples = f.resamples};
   for (const std::string& text : f.gates) {
     auto gate = report::ParseGate(text);
     if (!gate) return ReportError("compare", gate.error());

@@ -162,6 +162,18 @@ double HandshakeBytesTally::SegmentsMean() const {
   return Ratio(static_cast<double>(segments_), static_cast<double>(segments_n_));
 }
 
+void HandshakeBytesTally::Add(const HandshakeBytesTally& other) {
+  handshakes_ += other.handshakes_;
+  written_ += other.written_;
+  read_ += other.read_;
+  segments_n_ += other.segments_n_;
+  segments_ += other.segments_;
+  for (size_t i = 0; i < count_.size(); ++i) {
+    count_[i] += other.count_[i];
+    sum_[i] += other.sum_[i];
+  }
+}
+
 ByteStats HandshakeBytesTally::Bytes() const {
   auto mean = [](uint64_t sum, uint64_t n) {
     return Ratio(static_cast<double>(sum), static_cast<double>(n));

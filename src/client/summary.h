@@ -115,7 +115,8 @@ struct ByteStats {
 // summary and a study's arm pooled over trials compute their means the one same way.
 class HandshakeBytesTally {
  public:
-  void Add(const ConnectionRecord& c);  // a connection whose handshake completed
+  void Add(const ConnectionRecord& c);         // a connection whose handshake completed
+  void Add(const HandshakeBytesTally& other);  // another tally's handshakes (several runs)
   uint64_t handshakes() const { return handshakes_; }
   // Bytes: the totals and means (response_body_total is not the tally's: 0).
   ByteStats Bytes() const;

@@ -84,6 +84,7 @@ Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun&
   }
   for (ArmData& a : arms) {
     a.used = a.valid.empty() ? a.trials : a.valid;
+    for (const results::StoredTrial* t : a.used) a.blocks.push_back(t->block);
     const std::string network = a.arm->settings.value("network", "loopback");
     const nlohmann::json& nets = run.info.networks;
     a.split_sites = nets.is_object() && nets.contains(network) && nets[network].is_object() &&

@@ -33,6 +33,9 @@ struct ArmData {
   // all of its finished trials, so that the numbers are shown (marked invalid) rather than
   // withheld: a saturated load generator still measured something worth seeing.
   std::vector<const results::StoredTrial*> used;
+  // blocks: the block of each used trial, in order — the replicate unit of every interval
+  // (stats/trial_jackknife.h: the input trials of `phases` are the used ones, in this order).
+  std::vector<uint64_t> blocks;
   bool from_invalid() const { return valid.empty() && !used.empty(); }
   std::array<std::unique_ptr<PooledSamples>, kAllPhases.size()> phases;  // the used trials
   uint64_t connections = 0, errors = 0;

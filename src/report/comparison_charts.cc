@@ -47,7 +47,8 @@ Chart DifferencesChart(const RunComparison& c) {
               .title = "Differences from the baseline run",
               .caption = fmt::format(
                   "Each bar is a difference (run − run {}) in ms; the rule across it is its {:.0f} "
-                  "% bootstrap interval. A rule that crosses 0 is no detectable difference.",
+                  "% interval over trials (or runs). A rule that crosses 0 is no detectable "
+                  "difference.",
                   c.baseline + 1, c.confidence * 100)};
   json rows = json::array();
   std::vector<std::string> phases, names;

@@ -71,13 +71,15 @@ ordered_json DifferenceJson(const Difference& d) {
   return {{"estimate", Num(d.estimate)},
           {"ci", ordered_json::array({Num(d.lo), Num(d.hi)})},
           {"detectable", d.detectable},
-          {"verdict", d.verdict}};
+          {"verdict", d.verdict},
+          {"replicates", d.replicates}};
 }
 
 ordered_json Json(const RunComparison& c) {
   ordered_json j = {{"schema", "pqc-bench/compare/1"},
                     {"baseline", c.baseline + 1},
-                    {"confidence", c.confidence}};
+                    {"confidence", c.confidence},
+                    {"replicate", c.replicate}};
   ordered_json runs = ordered_json::array();
   for (const ComparedRun& r : c.runs) {
     const RunFacts& f = r.facts;
@@ -117,7 +119,10 @@ ordered_json Json(const RunComparison& c) {
           stats[std::string(StatisticName(s.statistic))] = {
               {"baseline_us", Num(s.baseline_us)},
               {"other_us", Num(s.other_us)},
-              {"difference_us", DifferenceJson(s.difference)}};
+              {"difference_us", DifferenceJson(s.difference)},
+              {"design_effect",
+               {{"baseline", Num(s.baseline_design_effect)},
+                {"other", Num(s.other_design_effect)}}}};
         }
         phases[std::string(PhaseName(p.phase))] = std::move(stats);
       }

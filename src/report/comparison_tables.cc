@@ -79,6 +79,14 @@ std::vector<std::string> ComparisonFindings(const RunComparison& c) {
                     "% confidence",
                     undetectable, c.confidence * 100));
   }
+  if (compared) {
+    out.push_back(c.replicate == "run"
+                      ? "Intervals are over runs (each side's runs are its replicates): the "
+                        "variance between runs is in them."
+                      : "Intervals are over each run's trials: drift between the runs "
+                        "themselves is not in them (give several runs per side, `compare A1 A2 "
+                        "--against B1 B2`, to include it).");
+  }
   return out;
 }
 
@@ -109,13 +117,16 @@ Table RunsTable(const RunComparison& c) {
 
 Table LatencyTable(const RunComparison& c, const ArmVersus& v) {
   Table t;
-  t.headers = {"phase", "statistic", RunName(c, c.baseline), RunName(c, v.run), "difference"};
-  t.right = {false, false, true, true, false};
+  t.headers = {"phase",           "statistic",  RunName(c, c.baseline),
+               RunName(c, v.run), "difference", "design effect"};
+  t.right = {false, false, true, true, false, true};
+  auto deff = [](std::optional<double> d) { return d ? fmt::format("{:.1f}", *d) : "-"; };
   for (const PhaseVersus& p : v.phases) {
     for (const StatisticVersus& s : p.statistics) {
       t.rows.push_back({std::string(PhaseName(p.phase)), std::string(StatisticName(s.statistic)),
                         Ms(s.baseline_us), Ms(s.other_us),
-                        s.difference.verdict + Relative(s.difference, s.baseline_us)});
+                        s.difference.verdict + Relative(s.difference, s.baseline_us),
+                        deff(s.baseline_design_effect) + " / " + deff(s.other_design_effect)});
     }
   }
   return t;

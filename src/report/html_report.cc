@@ -14,6 +14,7 @@
 #include "report/html_text.h"
 #include "report/site_table.h"
 #include "report/study_findings.h"
+#include "report/variance_table.h"
 
 namespace pqc {
 namespace {
@@ -108,7 +109,8 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
 // tables as the terminal's).
 void WriteCpuTables(const Summary& summary, std::ostream& out) {
   for (const report::TitledTable& t :
-       {report::FloorTable(summary), report::CapacityTable(summary), report::SiteTable(summary)}) {
+       {report::FloorTable(summary), report::CapacityTable(summary), report::SiteTable(summary),
+        report::VarianceTable(summary)}) {
     if (t.table.rows.empty()) continue;
     out << "<h2>" << HtmlEscape(t.title) << "</h2>\n<p class=\"muted\">" << HtmlEscape(t.note)
         << "</p>\n";

@@ -12,6 +12,8 @@
 #include "results/run_reader.h"
 #include "stats/bootstrap.h"
 #include "stats/student_t.h"
+#include "stats/trial_jackknife.h"
+#include "stats/variance_components.h"
 #include "stats/verdict.h"
 
 namespace pqc::report {
@@ -27,6 +29,8 @@ struct LoadedRun {
   std::unique_ptr<results::Db> db;
   results::StoredRun run;
   std::vector<ArmData> arms;
+  // members: for one side of several runs, the runs its arms pool (their arms point into them).
+  std::vector<std::unique_ptr<LoadedRun>> members;
 };
 
 Result<std::unique_ptr<LoadedRun>> Load(const std::string& path) {
@@ -42,6 +46,69 @@ Result<std::unique_ptr<LoadedRun>> Load(const std::string& path) {
   if (!arms) return arms.error();
   r->arms = std::move(*arms);
   return r;
+}
+
+std::string KeyOf(const ArmData& a) {
+  return nlohmann::json(a.arm->factors).dump();
+}
+
+// CombineArm: one arm pooled over several runs; each run's trials are one replicate unit
+// (blocks = the run's index in the side).
+ArmData CombineArm(const std::vector<std::pair<size_t, const ArmData*>>& parts) {
+  ArmData out;
+  out.arm = parts.front().second->arm;
+  std::array<TrialSamples, kAllPhases.size()> samples;
+  for (const auto& [run, a] : parts) {
+    out.trials.insert(out.trials.end(), a->trials.begin(), a->trials.end());
+    out.valid.insert(out.valid.end(), a->valid.begin(), a->valid.end());
+    out.used.insert(out.used.end(), a->used.begin(), a->used.end());
+    out.blocks.insert(out.blocks.end(), a->used.size(), run);
+    for (size_t p = 0; p < samples.size(); ++p) {
+      TrialSamples t = a->phases[p] ? a->phases[p]->ByTrial() : TrialSamples(a->used.size());
+      for (auto& v : t) samples[p].push_back(std::move(v));
+    }
+    out.connections += a->connections;
+    out.errors += a->errors;
+    out.bytes.Add(a->bytes);
+    out.server_cpu_s += a->server_cpu_s;
+    out.client_cpu_s += a->client_cpu_s;
+    out.server_handshakes += a->server_handshakes;
+    out.server_us_per_handshake.insert(out.server_us_per_handshake.end(),
+                                       a->server_us_per_handshake.begin(),
+                                       a->server_us_per_handshake.end());
+    out.client_us_per_connection.insert(out.client_us_per_connection.end(),
+                                        a->client_us_per_connection.begin(),
+                                        a->client_us_per_connection.end());
+  }
+  for (size_t p = 0; p < samples.size(); ++p) {
+    size_t n = 0;
+    for (const auto& v : samples[p]) n += v.size();
+    if (n > 0) out.phases[p] = std::make_unique<PooledSamples>(samples[p]);
+  }
+  return out;
+}
+
+// LoadSide: several runs as one, their arms matched by factors and pooled, the first run's
+// facts standing for the side's.
+Result<std::unique_ptr<LoadedRun>> LoadSide(const std::vector<std::string>& paths) {
+  auto side = std::make_unique<LoadedRun>();
+  for (const std::string& p : paths) {
+    auto r = Load(p);
+    if (!r) return r.error();
+    side->path += (side->path.empty() ? "" : " + ") + p;
+    side->members.push_back(std::move(*r));
+  }
+  side->run = side->members.front()->run;
+  for (const ArmData& first : side->members.front()->arms) {
+    std::vector<std::pair<size_t, const ArmData*>> parts;
+    for (size_t k = 0; k < side->members.size(); ++k) {
+      for (const ArmData& a : side->members[k]->arms) {
+        if (KeyOf(a) == KeyOf(first)) parts.emplace_back(k, &a);
+      }
+    }
+    side->arms.push_back(CombineArm(parts));
+  }
+  return side;
 }
 
 std::string Sha256Hex(const std::string& text) {
@@ -144,13 +211,29 @@ ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const Bootstrap
     PhaseVersus& pv = v.phases.emplace_back();
     pv.phase = p;
     for (Statistic s : kStatistics) {
-      const Interval d = DifferenceInterval(*sb, *so, s, bo);
-      Verdict verdict = MakeVerdict(d);
-      pv.statistics.push_back({s,
-                               StatisticOfArm(b, p, s),
-                               StatisticOfArm(o, p, s),
-                               {Finite(d.estimate), Finite(d.lo), Finite(d.hi), verdict.detectable,
-                                std::move(verdict.text)}});
+      // Each run's own blocks (or, for a side of several runs, its runs) are its replicates;
+      // nothing pairs the two runs' units.
+      const UnitOptions uo{.confidence = bo.confidence, .min_tail = bo.min_tail};
+      const UnitInterval ib = TrialInterval(*sb, b.blocks, s, uo);
+      const UnitInterval io = TrialInterval(*so, o.blocks, s, uo);
+      const UnitInterval d = IndependentDifference(ib, io, bo.confidence);
+      auto design_effect = [&](const UnitInterval& i, const PooledSamples& samples) {
+        return Finite(
+            ComponentsOf(i.variance, StratifiedVariance(samples, s, bo), i.units, samples.size())
+                .design_effect);
+      };
+      Verdict verdict = MakeVerdict(d.interval);
+      if (d.units < 2 && std::isfinite(d.interval.estimate)) {
+        verdict.text = "a run with one trial: no interval (trials are the replicates)";
+      }
+      pv.statistics.push_back(
+          {s,
+           StatisticOfArm(b, p, s),
+           StatisticOfArm(o, p, s),
+           {Finite(d.interval.estimate), Finite(d.interval.lo), Finite(d.interval.hi),
+            verdict.detectable, std::move(verdict.text), d.units, std::nullopt},
+           design_effect(ib, *sb),
+           design_effect(io, *so)});
     }
   }
   const ByteStats bb = b.bytes.Bytes(), ob = o.bytes.Bytes();
@@ -206,27 +289,39 @@ bool RunComparison::any_gate_failed() const {
 
 Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
                                   const CompareOptions& options) {
-  if (paths.size() < 2) {
+  std::vector<std::unique_ptr<LoadedRun>> runs;
+  if (!options.against.empty()) {
+    if (paths.empty()) {
+      return MakeError(ErrorKind::kUsage, "compare RUN... --against RUN...: no baseline run");
+    }
+    for (const auto* side : {&paths, &options.against}) {
+      auto r = LoadSide(*side);
+      if (!r) return r.error();
+      runs.push_back(std::move(*r));
+    }
+  } else if (paths.size() < 2) {
     return MakeError(ErrorKind::kUsage,
                      "compare needs two runs or more (run directories or "
                      "results.sqlite files)");
   }
-  if (options.baseline >= paths.size()) {
+  if (options.against.empty() && options.baseline >= paths.size()) {
     return MakeError(ErrorKind::kUsage,
                      fmt::format("--baseline {}: there are {} runs (1 to {})", options.baseline + 1,
                                  paths.size(), paths.size()));
   }
-  std::vector<std::unique_ptr<LoadedRun>> runs;
-  for (const std::string& p : paths) {
-    auto r = Load(p);
-    if (!r) return r.error();
-    runs.push_back(std::move(*r));
+  if (runs.empty()) {
+    for (const std::string& p : paths) {
+      auto r = Load(p);
+      if (!r) return r.error();
+      runs.push_back(std::move(*r));
+    }
   }
   RunComparison out;
-  out.baseline = options.baseline;
+  out.baseline = options.against.empty() ? options.baseline : 0;
   out.confidence = options.confidence;
+  out.replicate = options.against.empty() ? "trial" : "run";
   for (const auto& r : runs) out.runs.push_back(FactsOf(*r, options));
-  const size_t base = options.baseline;
+  const size_t base = out.baseline;
   for (size_t k = 0; k < runs.size(); ++k) {
     if (k != base) FactsThatDiffer(out.runs[base], out.runs[k], k, base, out.facts_that_differ);
   }
@@ -234,7 +329,7 @@ Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
   std::vector<std::map<std::string, const ArmData*>> by_key(runs.size());
   for (size_t k = 0; k < runs.size(); ++k) {
     for (const ArmData& a : runs[k]->arms) {
-      by_key[k][nlohmann::json(a.arm->factors).dump()] = &a;
+      by_key[k][KeyOf(a)] = &a;
     }
   }
   BootstrapOptions bo;

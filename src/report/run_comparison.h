@@ -1,8 +1,10 @@
 // run_comparison — two or more stored runs of the same arms, side by side: arms matched by
 // their factors (never by position), each phase's mean, p50, p95 and p99 in every run, and the
 // difference from the baseline run with a bootstrap interval and the verdict `report` words it
-// with. The runs are independent samples: each run's valid trials' connections are resampled,
-// stratified by trial (stats/bootstrap.h). What else differs between the runs — their machine
+// with. The runs are independent: each run's trials are its replicates (trial_jackknife.h),
+// the two runs' variances added (Welch), so drift between the runs themselves is not in the
+// interval — unless each side holds several runs (`against`), whose runs are then the
+// replicates. What else differs between the runs — their machine
 // and OpenSSL facts, their scenario text, an arm's stored settings — is listed, never hidden,
 // and so are the arms one run has and another lacks. Regression gates (gate.h) are evaluated
 // on the same differences.
@@ -22,6 +24,10 @@ namespace pqc::report {
 
 struct CompareOptions {
   size_t baseline = 0;  // index into the runs
+  // against: a second side of several runs. When given, the runs are one side (the baseline)
+  // and these the other; each side's arms pool their runs, and every interval's replicate is
+  // the run, so the variance between runs is in it (with one run per side it cannot be).
+  std::vector<std::string> against;
   int resamples = 1000;
   double confidence = 0.95;
   std::vector<Gate> gates;
@@ -38,6 +44,9 @@ struct StatisticVersus {
   Statistic statistic = Statistic::kP50;
   std::optional<double> baseline_us, other_us;
   Difference difference;  // other − baseline, µs
+  // Each side's design effect (stats/variance_components.h): how many times its variance over
+  // trials (or runs) exceeds what its connections alone would give; null with one replicate.
+  std::optional<double> baseline_design_effect, other_design_effect;
 };
 
 struct PhaseVersus {
@@ -103,6 +112,8 @@ struct RunComparison {
   std::vector<ComparedRun> runs;
   size_t baseline = 0;
   double confidence = 0.95;
+  // replicate: what the intervals are over — "trial" (each run's), or "run" (sides of several).
+  std::string replicate = "trial";
   std::vector<std::string> facts_that_differ;  // "cpu_model: A vs B" (baseline vs run k)
   std::vector<MatchedArm> arms;                // in the baseline run's order
   std::vector<UnmatchedArm> only_in_one;
@@ -110,7 +121,8 @@ struct RunComparison {
   bool any_gate_failed() const;
 };
 
-// CompareRuns: `paths` are run directories or results.sqlite files (at least two).
+// CompareRuns: `paths` are run directories or results.sqlite files (at least two, or at least
+// one on each side with `against`).
 Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
                                   const CompareOptions& options);
 

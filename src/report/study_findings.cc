@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace pqc::report {
 namespace {
 
@@ -46,6 +48,53 @@ std::string ServerCpu(const Summary& s, uint64_t arm, uint64_t baseline) {
   return "";
 }
 
+// PlanText: " (to resolve ±2 % (±0.025 ms) here, run 14 trials of 2s: `--trials 14 --set
+// duration=2s`)" for a difference the data cannot show, when the run's own variance
+// components say what would.
+std::string PlanText(const Difference& d, double resolve_pct) {
+  if (d.detectable || !d.plan) return "";
+  const TrialPlanSummary& p = *d.plan;
+  const std::string duration = fmt::format("{}s", p.duration_s);
+  return fmt::format(
+      " (to resolve ±{:g} % (±{:.3f} ms) here, run {} trials of {}: `--trials {} "
+      "--set duration={}`)",
+      resolve_pct, p.resolve_us / 1000, p.trials, duration, p.trials, duration);
+}
+
+// ControlSentence: how an A/A pair (identical arms) came out, and what it means.
+std::string ControlSentence(const Comparison& c, const ArmSummary& arm, const ArmSummary& base) {
+  const Difference& d = c.diffs.p50;
+  std::string out = fmt::format("A/A control ({} vs {}, identical arms): {} p50 {}", arm.Name(),
+                                base.Name(), c.phase, d.verdict);
+  if (d.detectable) {
+    return out +
+           " — a difference between identical arms: the machine drifted more than its "
+           "trials show; distrust differences of this size.";
+  }
+  return out + (d.lo && d.hi ? " — as it should." : ".");
+}
+
+// VarianceSentence: says plainly when trials disagree more than their connections do.
+std::string VarianceSentence(const Summary& s) {
+  size_t disagree = 0, with = 0;
+  double worst = 0;
+  for (const ArmSummary& a : s.arms) {
+    const PhaseSummary* h = a.phase(Phase::kHandshake);
+    if (h == nullptr || !h->variance || !h->variance->p50.design_effect) continue;
+    ++with;
+    if (h->variance->p50.trials_disagree) {
+      ++disagree;
+      worst = std::max(worst, *h->variance->p50.design_effect);
+    }
+  }
+  if (disagree == 0) return "";
+  return fmt::format(
+      "Trials disagree more than their connections do ({} of {} arms, handshake p50; the "
+      "variance is up to {:.1f}× what the connections alone would give): every interval here is "
+      "over trials, so more trials, not longer ones, narrow it.",
+      disagree, with, worst);
+}
+
 std::string WithInterval(const char* name, std::optional<double> value, const Bounds& ci) {
   if (!value) return fmt::format("{} –", name);
   if (!ci.lo || !ci.hi) return fmt::format("{} {:.3f} ms (no interval)", name, *value / 1000);
@@ -62,15 +111,20 @@ std::vector<std::string> StudyFindings(const Summary& s) {
     // A payload sweep changes the response, not the handshake: its response is said too.
     const bool wanted = (c.phase == "handshake" && c.factor == first) ||
                         (c.phase == "response" && c.factor == "payload");
-    if (!wanted) continue;
     const ArmSummary* arm = ArmById(s, c.arm);
     const ArmSummary* base = ArmById(s, c.baseline);
     if (arm == nullptr || base == nullptr) continue;
+    if (c.control && c.phase == "handshake") {
+      out.push_back(ControlSentence(c, *arm, *base));
+      continue;
+    }
+    if (!wanted) continue;
     const Phase phase = c.phase == "handshake" ? Phase::kHandshake : Phase::kResponse;
     const PhaseSummary* bp = base->phase(phase);
     std::string sentence =
         fmt::format("{} vs {}: {} {}, {}", arm->Name(), base->Name(), c.phase,
-                    DifferenceText(c.diffs.p50, Statistic::kP50, StatisticOf(bp, Statistic::kP50)),
+                    DifferenceText(c.diffs.p50, Statistic::kP50, StatisticOf(bp, Statistic::kP50)) +
+                        PlanText(c.diffs.p50, s.run.resolve_pct),
                     DifferenceText(c.diffs.p99, Statistic::kP99, StatisticOf(bp, Statistic::kP99)));
     if (phase == Phase::kHandshake) sentence += ServerCpu(s, c.arm, c.baseline);
     if (c.from_invalid_trials) sentence += " — from INVALID trials";
@@ -87,6 +141,7 @@ std::vector<std::string> StudyFindings(const Summary& s) {
                                 a.from_invalid_trials ? " — from INVALID trials" : ""));
     }
   }
+  if (std::string v = VarianceSentence(s); !v.empty()) out.push_back(std::move(v));
   for (const ArmSummary& a : s.arms) {
     if (a.status == "failed") {
       out.push_back(fmt::format("{} FAILED: {}.", a.Name(), a.failure.value_or("no reason given")));

@@ -15,7 +15,10 @@
 #include "stats/outlier_trials.h"
 #include "stats/percentiles.h"
 #include "stats/pooled_samples.h"
+#include "stats/trial_jackknife.h"
+#include "stats/trial_plan.h"
 #include "stats/trial_spread.h"
+#include "stats/variance_components.h"
 #include "stats/verdict.h"
 
 namespace pqc::report {
@@ -43,7 +46,42 @@ Bounds Pair(double lo, double hi) {
   return {Finite(lo), Finite(hi)};
 }
 
-PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) {
+// WithinTable: each phase's and statistic's variance from the connections alone (the
+// stratified bootstrap), computed once per arm for its own components and its comparisons.
+using WithinTable = std::array<std::array<double, kStatistics.size()>, kAllPhases.size()>;
+
+size_t IndexOf(Statistic stat) {
+  return static_cast<size_t>(std::find(kStatistics.begin(), kStatistics.end(), stat) -
+                             kStatistics.begin());
+}
+
+WithinTable WithinVariances(const ArmData& a, const BootstrapOptions& bo) {
+  WithinTable out;
+  for (Phase p : kAllPhases) {
+    const auto& s = a.phases[static_cast<size_t>(p)];
+    for (Statistic stat : kStatistics) {
+      out[static_cast<size_t>(p)][IndexOf(stat)] = s ? StratifiedVariance(*s, stat, bo) : NAN;
+    }
+  }
+  return out;
+}
+
+UnitOptions UnitOptionsOf(const BootstrapOptions& bo) {
+  return {.confidence = bo.confidence, .min_tail = bo.min_tail};
+}
+
+VarianceSplit SplitOf(const VarianceComponents& c) {
+  return {.between_sd = Finite(std::sqrt(c.between_per_trial)),
+          .within_sd = Finite(std::sqrt(c.within_per_trial)),
+          .design_effect = Finite(c.design_effect),
+          .icc = Finite(c.icc),
+          .effective_connections = Finite(c.effective_connections),
+          .trials_disagree = c.trials_disagree};
+}
+
+PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> blocks,
+                            const std::array<double, kStatistics.size()>& within,
+                            const BootstrapOptions& bo) {
   const std::span<const double> sorted = s.sorted();
   const PhaseStats st = Summarize(std::vector<double>(sorted.begin(), sorted.end()));
   PhaseSummary out{.count = st.count,
@@ -53,15 +91,55 @@ PhaseSummary SummarizePhase(const PooledSamples& s, const BootstrapOptions& bo) 
                    .p95 = Finite(st.p95),
                    .p99 = Finite(st.p99),
                    .max = Finite(st.max)};
+  StatisticVariance variance;
+  bool any = false;
   for (Statistic stat : kStatistics) {
-    const Interval i = StatisticInterval(s, stat, bo);
-    OfStatistic(out.ci, stat) = Pair(i.lo, i.hi);
+    const UnitInterval i = TrialInterval(s, blocks, stat, UnitOptionsOf(bo));
+    OfStatistic(out.ci, stat) = Pair(i.interval.lo, i.interval.hi);
+    const VarianceComponents c = ComponentsOf(i.variance, within[IndexOf(stat)], i.units, s.size());
+    OfStatistic(variance, stat) = SplitOf(c);
+    any = any || std::isfinite(c.design_effect);
   }
+  if (any) out.variance = variance;
   const TrialSpread p50 = SpreadBetweenTrials(s, Statistic::kP50);
   const TrialSpread p99 = SpreadBetweenTrials(s, Statistic::kP99);
   out.trial_spread = {Pair(p50.min, p50.max), Pair(p99.min, p99.max)};
   out.spectrum = SpectrumOf(sorted);
   return out;
+}
+
+// SecondsOf: a duration setting of the arm in seconds (`fallback` when absent or unreadable).
+double SecondsOf(const results::StoredArm& arm, const char* key, double fallback) {
+  const auto it = arm.settings.find(key);
+  if (it == arm.settings.end() || !it->is_string()) return fallback;
+  const Result<int64_t> ns = ParseDuration(it->get<std::string>());
+  return ns ? static_cast<double>(*ns) / 1e9 : fallback;
+}
+
+// kRestartSeconds: what a trial costs beyond its warm-up and measured phase (the target and the
+// emulated link restarted, the schedule's lead): about a second here, measured on the quick
+// study; a plan's totals are for choosing between plans, not a promise to the second.
+constexpr double kRestartSeconds = 1.0;
+
+// PlanOf: the trials that would resolve ±resolve_pct of the baseline's statistic, from the
+// difference's own variance components; null when they cannot be estimated or are out of reach.
+std::optional<TrialPlanSummary> PlanOf(const UnitInterval& d, double within, size_t connections,
+                                       double baseline, const results::StoredArm& arm,
+                                       double resolve_pct, double confidence) {
+  const VarianceComponents c = ComponentsOf(d.variance, within, d.units, connections);
+  const double resolve = std::abs(baseline) * resolve_pct / 100;
+  const std::optional<TrialPlan> plan =
+      PlanTrials({.between = c.between_per_trial,
+                  .within = c.within_per_trial,
+                  .duration_s = SecondsOf(arm, "duration", NAN),
+                  .overhead_s = SecondsOf(arm, "warmup", 0) + kRestartSeconds,
+                  .resolve = resolve,
+                  .confidence = confidence});
+  if (!plan) return std::nullopt;
+  return TrialPlanSummary{.resolve_us = resolve,
+                          .trials = plan->trials,
+                          .duration_s = plan->duration_s,
+                          .total_s = plan->total_s};
 }
 
 // Networks: profile name → RTT in ms and description, as stored with the run
@@ -165,8 +243,8 @@ std::vector<SiteSummary> SitesOf(const ArmData& a, const std::vector<SiteFacts>&
   return out;
 }
 
-ArmSummary SummarizeArm(const ArmData& a, const Networks& networks, const BootstrapOptions& bo,
-                        uint32_t planned) {
+ArmSummary SummarizeArm(const ArmData& a, const WithinTable& within, const Networks& networks,
+                        const BootstrapOptions& bo, uint32_t planned) {
   const std::map<std::string, double>& rtts = networks.rtts;
   const results::StoredArm& arm = *a.arm;
   ArmSummary out;
@@ -196,7 +274,10 @@ ArmSummary SummarizeArm(const ArmData& a, const Networks& networks, const Bootst
   out.errors = a.errors;
   for (Phase p : kAllPhases) {
     const auto& s = a.phases[static_cast<size_t>(p)];
-    if (s) out.phases[static_cast<size_t>(p)] = SummarizePhase(*s, bo);
+    if (s) {
+      out.phases[static_cast<size_t>(p)] =
+          SummarizePhase(*s, a.blocks, within[static_cast<size_t>(p)], bo);
+    }
   }
   if (auto it = networks.sites.find(network); it != networks.sites.end() && a.split_sites) {
     out.sites = SitesOf(a, it->second);
@@ -256,8 +337,9 @@ ArmSummary SummarizeArm(const ArmData& a, const Networks& networks, const Bootst
 // Comparisons: for each factor that varies, every arm against the arm that differs from it
 // only in that factor, where the factor takes its first value (the baseline, e.g. X25519).
 std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
+                                    const std::vector<WithinTable>& within,
                                     const std::vector<std::string>& factors,
-                                    const BootstrapOptions& bo) {
+                                    const BootstrapOptions& bo, double resolve_pct) {
   std::vector<Comparison> out;
   for (const std::string& f : factors) {
     const std::string baseline = Factor(*arms.front().arm, f);
@@ -286,11 +368,29 @@ std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
         c.arm = b.arm->id;
         c.from = baseline;
         c.to = to;
+        c.control = a->arm->settings == b.arm->settings;
+        const size_t ia = static_cast<size_t>(a - arms.data());
+        const size_t ib = static_cast<size_t>(&b - arms.data());
         for (Statistic stat : kStatistics) {
-          const Interval d = DifferenceInterval(*sa, *sb, stat, bo);
-          Verdict v = MakeVerdict(d);
-          OfStatistic(c.diffs, stat) = {Finite(d.estimate), Finite(d.lo), Finite(d.hi),
-                                        v.detectable, std::move(v.text)};
+          const UnitInterval d =
+              PairedDifference(*sa, a->blocks, *sb, b.blocks, stat, UnitOptionsOf(bo));
+          Verdict v = MakeVerdict(d.interval);
+          if (d.units < 2 && std::isfinite(d.interval.estimate)) {
+            v.text = "one block: no interval (trials are the replicates; run 3 or more)";
+          }
+          const size_t k = IndexOf(stat);
+          const double w =
+              within[ia][static_cast<size_t>(p)][k] + within[ib][static_cast<size_t>(p)][k];
+          const double base =
+              stat == Statistic::kMean ? sa->mean() : StatisticOf(sa->sorted(), stat);
+          OfStatistic(c.diffs, stat) = {
+              Finite(d.interval.estimate),
+              Finite(d.interval.lo),
+              Finite(d.interval.hi),
+              v.detectable,
+              std::move(v.text),
+              d.units,
+              PlanOf(d, w, sa->size() + sb->size(), base, *b.arm, resolve_pct, bo.confidence)};
         }
       }
     }
@@ -363,7 +463,9 @@ RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options
           .trials_planned = run.info.trials_planned,
           .trials_done = run.trials.size(),
           .confidence = options.confidence,
-          .resamples = options.resamples};
+          .resamples = options.resamples,
+          .replicate = "trial",
+          .resolve_pct = options.resolve_pct};
 }
 
 Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run,
@@ -396,8 +498,14 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   Summary doc;
   doc.run = FactsOfRun(run, options);
   doc.factors = varying;
-  for (const ArmData& a : arms) doc.arms.push_back(SummarizeArm(a, networks, bo, planned_per_arm));
-  if (!arms.empty()) doc.comparisons = Comparisons(arms, varying, bo);
+  std::vector<WithinTable> within;
+  for (const ArmData& a : arms) within.push_back(WithinVariances(a, bo));
+  for (size_t i = 0; i < arms.size(); ++i) {
+    doc.arms.push_back(SummarizeArm(arms[i], within[i], networks, bo, planned_per_arm));
+  }
+  if (!arms.empty()) {
+    doc.comparisons = Comparisons(arms, within, varying, bo, options.resolve_pct);
+  }
   std::vector<CapacityArm> capacity;
   for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));
   doc.capacity = CapacityOf(capacity, options.confidence);

@@ -1,8 +1,10 @@
 // study_summary — a stored run turned into the one summary every reporter prints (summary.h;
-// as a document, schema "pqc-bench/summary/1", see docs/summary-json.md): per arm and phase,
-// percentiles pooled over the valid trials' raw connections with bootstrap intervals and the spread
-// between trials; outlier trials flagged; and for each pair of arms that differ in one factor, the
-// difference with its interval and a verdict. All statistics happen here, once, so the
+// as a document, schema "pqc-bench/summary/2", see docs/summary-json.md): per arm and phase,
+// percentiles pooled over the valid trials' raw connections with intervals over trials
+// (stats/trial_jackknife.h), how the variance splits between trials and connections, and the
+// spread between trials; outlier trials flagged; and for each pair of arms that differ in one
+// factor, the difference paired by block with its interval, a verdict and the trials that
+// would resolve ±resolve_pct. All statistics happen here, once, so the
 // terminal table, Markdown, CSV, JSON and HTML can never disagree.
 #pragma once
 
@@ -18,8 +20,9 @@
 namespace pqc::report {
 
 struct SummaryOptions {
-  int resamples = 1000;  // bootstrap resamples per interval
+  int resamples = 1000;  // bootstrap resamples of the connections-only variance
   double confidence = 0.95;
+  double resolve_pct = 2;  // each comparison's plan resolves this % of the baseline
 };
 
 // SpectrumOf: the latency spectrum of sorted samples — percentiles on a grid dense in the

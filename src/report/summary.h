@@ -19,7 +19,10 @@
 
 namespace pqc::report {
 
-inline constexpr std::string_view kSummarySchema = "pqc-bench/summary/1";
+inline constexpr std::string_view kSummarySchema = "pqc-bench/summary/2";
+// kSummarySchemaOne: the schema before intervals were over trials; still read (its intervals
+// were over connections, run.replicate says "connection", and the later fields are absent).
+inline constexpr std::string_view kSummarySchemaOne = "pqc-bench/summary/1";
 
 // Finite: `v`, or nothing when it is NaN or infinite (what the statistics return for a number
 // they cannot compute).
@@ -46,11 +49,27 @@ struct RunFacts {
   uint64_t trials_planned = 0, trials_done = 0;
   double confidence = 0.95;
   int64_t resamples = 0;
+  // replicate: what the intervals treat as independent — "trial" (every interval over trials
+  // or blocks, docs/methodology.md) or, in schema-1 documents, "connection".
+  std::string replicate = "trial";
+  // resolve_pct: the difference, in % of the baseline, each comparison's plan resolves.
+  double resolve_pct = 2;
 };
 
 // StatisticBounds: one interval per statistic of a phase (the "ci" object).
 struct StatisticBounds {
   Bounds mean, p50, p95, p99;
+};
+
+// VarianceSplit: how one statistic's variance divides between trials and their connections
+// (stats/variance_components.h), as standard deviations of one trial's value in µs.
+struct VarianceSplit {
+  std::optional<double> between_sd, within_sd, design_effect, icc, effective_connections;
+  bool trials_disagree = false;
+};
+
+struct StatisticVariance {
+  VarianceSplit mean, p50, p95, p99;
 };
 
 // TrialSpread: the lowest and highest per-trial p50 and p99.
@@ -70,6 +89,7 @@ struct PhaseSummary {
   StatisticBounds ci;
   SpreadBounds trial_spread;
   std::vector<SpectrumPoint> spectrum;
+  std::optional<StatisticVariance> variance;  // null with fewer than two trials
 };
 
 struct TrialCounts {
@@ -146,10 +166,23 @@ struct ArmSummary {
   std::string FactorText(std::string_view key, std::string_view fallback = "") const;
 };
 
+// TrialPlanSummary: the trials (per arm) of `duration_s` that would resolve ±resolve_us with
+// 95 % confidence and 80 % power, from this run's variance components (stats/trial_plan.h).
+struct TrialPlanSummary {
+  double resolve_us = 0;
+  uint64_t trials = 0;
+  double duration_s = 0;
+  double total_s = 0;  // per arm, warm-up and restarts included
+};
+
 struct Difference {
   std::optional<double> estimate, lo, hi;
   bool detectable = false;
   std::string verdict;
+  // replicates: the blocks (trials, runs) the interval is over; plan: null where not computed
+  // (comparisons across runs) or out of reach.
+  uint64_t replicates = 0;
+  std::optional<TrialPlanSummary> plan;
 };
 
 struct StatisticDifferences {
@@ -180,6 +213,9 @@ struct Comparison {
   uint64_t baseline = 0, arm = 0;
   std::string from, to;
   StatisticDifferences diffs;
+  // control: the two arms' settings are identical (an A/A pair, e.g. a `copy` factor): any
+  // difference found is the method's or the machine's, not the arms'.
+  bool control = false;
 };
 
 struct ServerCpuSummary {

@@ -39,16 +39,36 @@ void Fields(R& r, Visit&& v) {
   v("trials_done", r.trials_done);
   v("confidence", r.confidence);
   v("resamples", r.resamples);
+  v("replicate", r.replicate);
+  v("resolve_pct", r.resolve_pct);
 }
 
 // The per-statistic records: intervals ("ci") and differences ("diffs").
 template <class R, class Visit>
-requires Of<R, StatisticBounds> || Of<R, StatisticDifferences>
+requires Of<R, StatisticBounds> || Of<R, StatisticDifferences> || Of<R, StatisticVariance>
 void Fields(R& r, Visit&& v) {
   v("mean", r.mean);
   v("p50", r.p50);
   v("p95", r.p95);
   v("p99", r.p99);
+}
+
+template <Of<VarianceSplit> R, class Visit>
+void Fields(R& r, Visit&& v) {
+  v("between_sd", r.between_sd);
+  v("within_sd", r.within_sd);
+  v("design_effect", r.design_effect);
+  v("icc", r.icc);
+  v("effective_connections", r.effective_connections);
+  v("trials_disagree", r.trials_disagree);
+}
+
+template <Of<TrialPlanSummary> R, class Visit>
+void Fields(R& r, Visit&& v) {
+  v("resolve_us", r.resolve_us);
+  v("trials", r.trials);
+  v("duration_s", r.duration_s);
+  v("total_s", r.total_s);
 }
 
 template <Of<SpreadBounds> R, class Visit>
@@ -75,6 +95,7 @@ void Fields(R& r, Visit&& v) {
   v("ci", r.ci);
   v("trial_spread", r.trial_spread);
   v("spectrum", r.spectrum);
+  v("variance", r.variance);
 }
 
 template <Of<TrialCounts> R, class Visit>
@@ -169,6 +190,8 @@ void Fields(R& r, Visit&& v) {
   v("hi", r.hi);
   v("detectable", r.detectable);
   v("verdict", r.verdict);
+  v("replicates", r.replicates);
+  v("plan", r.plan);
 }
 
 template <Of<Comparison> R, class Visit>
@@ -181,6 +204,7 @@ void Fields(R& r, Visit&& v) {
   v("from", r.from);
   v("to", r.to);
   v("diffs", r.diffs);
+  v("control", r.control);
 }
 
 template <Of<ServerCpuSummary> R, class Visit>
@@ -252,6 +276,13 @@ void Fields(R& r, Visit&& v) {
   v("comparisons", r.comparisons);
   v("capacity", r.capacity);
   v("trials", r.trials);
+}
+
+// AddedInSchemaTwo: keys a schema-1 document lacks; the reader leaves them at their defaults
+// there (and "sites", absent for an arm on a network of one site, in either schema).
+inline bool AddedInSchemaTwo(std::string_view key) {
+  return key == "replicate" || key == "resolve_pct" || key == "variance" || key == "replicates" ||
+         key == "plan" || key == "control";
 }
 
 // Record: a type with a field list above (the rest — Bounds, the phases — have their own form).

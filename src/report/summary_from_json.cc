@@ -125,6 +125,7 @@ void Read(const ordered_json& j, T& record) {
       if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::vector<SiteSummary>>) {
         if (it == j.end()) return;
       }
+      if (it == j.end() && AddedInSchemaTwo(key)) return;
       if (it == j.end()) throw FormatError("missing");
       ReadValue(*it, value);
     });
@@ -143,6 +144,15 @@ void from_json(const ordered_json& j, RunFacts& r) {
   Read(j, r);
 }
 void from_json(const ordered_json& j, StatisticBounds& r) {
+  Read(j, r);
+}
+void from_json(const ordered_json& j, VarianceSplit& r) {
+  Read(j, r);
+}
+void from_json(const ordered_json& j, StatisticVariance& r) {
+  Read(j, r);
+}
+void from_json(const ordered_json& j, TrialPlanSummary& r) {
   Read(j, r);
 }
 void from_json(const ordered_json& j, SpreadBounds& r) {
@@ -211,10 +221,11 @@ Result<Summary> ReadSummary(const ordered_json& doc) {
   const std::string name = doc.is_object() && schema != doc.end() && schema->is_string()
                                ? schema->get<std::string>()
                                : "";
-  if (name != kSummarySchema) {
+  if (name != kSummarySchema && name != kSummarySchemaOne) {
     return MakeError(ErrorKind::kConfig,
-                     fmt::format("not a pqc-bench summary: \"schema\" is \"{}\", expected \"{}\"",
-                                 name, kSummarySchema));
+                     fmt::format("not a pqc-bench summary: \"schema\" is \"{}\", expected \"{}\" "
+                                 "(or the older \"{}\")",
+                                 name, kSummarySchema, kSummarySchemaOne));
   }
   const auto run = doc.find("run");
   const auto arms = doc.find("arms");
@@ -227,6 +238,7 @@ Result<Summary> ReadSummary(const ordered_json& doc) {
   try {
     Summary s;
     from_json(doc, s);
+    if (name == kSummarySchemaOne) s.run.replicate = "connection";
     return s;
   } catch (const FormatError& e) {
     return MakeError(ErrorKind::kConfig, fmt::format("not a valid pqc-bench summary ({}): {}",

@@ -61,6 +61,15 @@ void to_json(ordered_json& j, const RunFacts& r) {
 void to_json(ordered_json& j, const StatisticBounds& r) {
   j = Write(r);
 }
+void to_json(ordered_json& j, const VarianceSplit& r) {
+  j = Write(r);
+}
+void to_json(ordered_json& j, const StatisticVariance& r) {
+  j = Write(r);
+}
+void to_json(ordered_json& j, const TrialPlanSummary& r) {
+  j = Write(r);
+}
 void to_json(ordered_json& j, const SpreadBounds& r) {
   j = Write(r);
 }

@@ -10,6 +10,7 @@
 #include "report/cpu_tables.h"
 #include "report/site_table.h"
 #include "report/study_findings.h"
+#include "report/variance_table.h"
 
 namespace pqc::report {
 namespace {
@@ -62,9 +63,12 @@ void Header(std::ostream& out, const Summary& s, TextStyle style) {
       r.trials_planned, r.target, r.openssl_version, r.cpu_model, r.cores, r.kernel, r.tool_version,
       r.git_commit);
   out << fmt::format(
-      "started {}{}; latencies in ms; intervals: {:.0f} % bootstrap over the "
-      "valid trials' connections\n",
-      r.started, r.ended ? ", ended " + *r.ended : "", r.confidence * 100);
+      "started {}{}; latencies in ms; intervals: {:.0f} % {}\n", r.started,
+      r.ended ? ", ended " + *r.ended : "", r.confidence * 100,
+      r.replicate == "trial"
+          ? "over trials (the trial is the replicate; comparisons paired by block)"
+          : "bootstrap over the valid trials' connections (written before intervals were over "
+            "trials: too narrow on a shared machine)");
 }
 
 void PhaseTable(std::ostream& out, const Summary& s, TextStyle style, Phase phase) {
@@ -162,9 +166,8 @@ void RoundTripTable(std::ostream& out, const Summary& s, TextStyle style) {
   Print(out, style, t);
 }
 
-// Sites: the table by client site (site_table.h), when an arm's network has several.
-void Sites(std::ostream& out, const Summary& s, TextStyle style) {
-  const TitledTable t = SiteTable(s);
+// Titled: a table with its heading and note (site_table.h, variance_table.h), when it has rows.
+void Titled(std::ostream& out, const TitledTable& t, TextStyle style) {
   if (t.table.rows.empty()) return;
   Heading(out, style, t.title);
   out << (style == TextStyle::kMarkdown ? "" : "  ") << t.note << "\n";
@@ -233,7 +236,8 @@ void WriteStudyText(std::ostream& out, const Summary& s, TextStyle style) {
   CostTable(out, s, style);
   CpuSections(out, s, style);
   RoundTripTable(out, s, style);
-  Sites(out, s, style);
+  Titled(out, SiteTable(s), style);
+  Titled(out, VarianceTable(s), style);
   Problems(out, s, style);
 }
 

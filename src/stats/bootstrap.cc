@@ -75,6 +75,24 @@ Interval StatisticInterval(const PooledSamples& samples, Statistic statistic,
   return out;
 }
 
+double StratifiedVariance(const PooledSamples& samples, Statistic statistic,
+                          const BootstrapOptions& options) {
+  if (!IntervalDefined(samples, statistic, options)) return NAN;
+  if (statistic == Statistic::kMean) return samples.StratifiedMeanVariance();
+  std::mt19937_64 rng(options.seed);
+  const std::vector<double> replicates =
+      PercentileReplicates(samples, StatisticQuantile(statistic), options.resamples, rng);
+  if (replicates.size() < 2) return NAN;
+  double mean = 0, n = 0, ss = 0;
+  for (double v : replicates) {
+    n += 1;
+    const double delta = v - mean;
+    mean += delta / n;
+    ss += delta * (v - mean);
+  }
+  return ss / (n - 1);
+}
+
 Interval StatisticInterval(const TrialSamples& trials, Statistic statistic,
                            const BootstrapOptions& options) {
   return StatisticInterval(PooledSamples(trials), statistic, options);

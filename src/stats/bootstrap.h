@@ -71,6 +71,14 @@ Interval DifferenceInterval(const PooledSamples& a, const PooledSamples& b, Stat
 Interval DifferenceInterval(const TrialSamples& a, const TrialSamples& b, Statistic statistic,
                             const BootstrapOptions& options);
 
+// StratifiedVariance: the variance of the pooled statistic when connections are resampled
+// within their trials — the connections' own share of the estimate's variance, which the
+// intervals over trials (trial_jackknife.h) are compared with in variance_components.h. For
+// the mean, StratifiedMeanVariance(); for a percentile, the variance of `resamples` replicates.
+// NaN where StatisticInterval would give no interval.
+double StratifiedVariance(const PooledSamples& samples, Statistic statistic,
+                          const BootstrapOptions& options);
+
 // PercentileReplicates: `resamples` bootstrap replicates of the type-7 q-quantile (stratified
 // resampling, exact; see order_statistic_resampler.h), in draw order. Exposed for tests and
 // for callers that need the replicate distribution itself.

@@ -98,6 +98,13 @@ PooledSamples::PooledSamples(const TrialSamples& trials) : input_trial_count_(tr
   }
 }
 
+TrialSamples PooledSamples::ByTrial() const {
+  TrialSamples out(input_trial_count_);
+  for (size_t t = 0; t < trial_sizes_.size(); ++t) out[input_index_[t]].reserve(trial_sizes_[t]);
+  for (size_t i = 0; i < values_.size(); ++i) out[input_index_[TrialAt(i)]].push_back(values_[i]);
+  return out;
+}
+
 void PooledSamples::CountsBefore(size_t position, std::span<size_t> counts) const {
   const size_t n_trials = trial_sizes_.size();
   if (n_trials <= 1) {

@@ -47,6 +47,11 @@ class PooledSamples {
   // no trial has two samples (nothing to estimate a spread from).
   double StratifiedMeanVariance() const { return mean_variance_; }
 
+  // ByTrial: the samples again as one ascending vector per input trial (empty ones included),
+  // for callers that pool several PooledSamples into one (the runs of one side of a
+  // comparison). O(N).
+  TrialSamples ByTrial() const;
+
   // CountsBefore: counts[t] = number of trial t's samples among sorted()[0, position).
   // Preconditions: position ≤ size(); counts.size() == trial_count(). Cost: O(kBlock).
   void CountsBefore(size_t position, std::span<size_t> counts) const;
