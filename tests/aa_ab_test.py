@@ -130,9 +130,11 @@ def check_controls(label, run_dir, stdout):
                         "expected 2 (one per group)")
     for c in controls:
         d = c["diffs"]["p50"]
+        interval = (f"{d['estimate']:+.1f} µs [{d['lo']:+.1f}, {d['hi']:+.1f}]"
+                    if d["lo"] is not None and d["hi"] is not None else f"{d['estimate']} µs")
         log(f"{label}: A/A control arm {c['arm']} vs {c['baseline']} ({c['from']} -> "
-            f"{c['to']}): handshake p50 {d['estimate']} µs [{d['lo']}, {d['hi']}], "
-            f"detectable {d['detectable']}, {d.get('replicates')} replicates: {d['verdict']}")
+            f"{c['to']}): handshake p50 {interval}, detectable {d['detectable']}, "
+            f"{d.get('replicates')} replicates")
         if d["lo"] is None or d["hi"] is None:
             failures.append(f"{label}: control {c['arm']} vs {c['baseline']} has no interval")
         if d["detectable"]:
@@ -163,9 +165,10 @@ def part_aa(bench, tmp):
     cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa.json",
                        "handshake.p50 > +5%", "total.p50 > +5%")
     if cmp.returncode != 0:
+        crossed = [(g["gate"], g["arm"], g["difference_us"]["verdict"])
+                   for g in doc["gates"] if g["failed"]]
         failures.append(f"compare of two identical runs failed a 5 % gate (exit "
-                        f"{cmp.returncode}): "
-                        f"{[(g['gate'], g['arm'], g['difference_us']['verdict']) for g in doc['gates'] if g['failed']]}")
+                        f"{cmp.returncode}): {crossed}")
     if doc.get("replicate") != "trial":
         failures.append(f"compare's replicate is {doc.get('replicate')!r}, not 'trial'")
     total = flagged = 0

@@ -52,18 +52,50 @@ TEST(StudySummaryJson, UncomputableNumbersAreNullNeverZero) {
   EXPECT_EQ(back->arms[0].phase(Phase::kConnect), nullptr);
 }
 
+// A schema-1 document (intervals over connections, before the trial was the replicate) is
+// still read: the later fields are absent, and the run says what its intervals were over.
+TEST(StudySummaryJson, ReadsSchemaOneWithoutTheLaterFields) {
+  const std::string text = ReadAll(fs::path(PQC_TEST_DATA_DIR) / "summary_fresh_study.json");
+  auto doc = nlohmann::ordered_json::parse(text);
+  doc["schema"] = "pqc-bench/summary/1";
+  doc["run"].erase("replicate");
+  doc["run"].erase("resolve_pct");
+  for (auto& arm : doc["arms"]) {
+    for (auto& [name, phase] : arm["phases"].items()) phase.erase("variance");
+  }
+  for (auto& c : doc["comparisons"]) {
+    c.erase("control");
+    for (auto& [name, d] : c["diffs"].items()) {
+      d.erase("replicates");
+      d.erase("plan");
+    }
+  }
+  auto one = report::ReadSummary(doc);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->run.replicate, "connection");
+  EXPECT_FALSE(one->arms[0].phase(Phase::kHandshake)->variance.has_value());
+  EXPECT_FALSE(one->comparisons[0].diffs.p50.plan.has_value());
+  // The same keys missing from a schema-2 document are read as absent too, not refused.
+  doc["schema"] = "pqc-bench/summary/2";
+  auto two = report::ReadSummary(doc);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->run.replicate, "trial");
+}
+
 TEST(StudySummaryJson, RefusesOtherSchemasAndBrokenText) {
   const std::string text = ReadAll(fs::path(PQC_TEST_DATA_DIR) / "summary_fresh_study.json");
   auto doc = nlohmann::ordered_json::parse(text);
   doc["schema"] = "pqc-bench/summary/0";
   auto old = report::ReadSummary(doc);
   ASSERT_FALSE(old.ok());
-  EXPECT_NE(old.error().message.find("expected \"pqc-bench/summary/1\""), std::string::npos)
+  EXPECT_NE(old.error().message.find("expected \"pqc-bench/summary/2\" (or the older "
+                                     "\"pqc-bench/summary/1\")"),
+            std::string::npos)
       << old.error().message;
   auto cut = report::ParseSummary(text.substr(0, text.size() / 2));
   ASSERT_FALSE(cut.ok());
   EXPECT_EQ(cut.error().kind, ErrorKind::kConfig);
-  doc["schema"] = "pqc-bench/summary/1";
+  doc["schema"] = "pqc-bench/summary/2";
   doc["arms"][0]["phases"]["handshake_typo"] = doc["arms"][0]["phases"]["handshake"];
   auto typo = report::ReadSummary(doc);
   ASSERT_FALSE(typo.ok());

@@ -45,7 +45,8 @@ TEST(TrialJackknife, StatisticWithoutEqualsSortingTheRemainingSamples) {
   TrialSamples trials(5);
   const size_t sizes[] = {300, 1, 777, 64, 1500};
   for (size_t t = 0; t < trials.size(); ++t) {
-    for (size_t k = 0; k < sizes[t]; ++k) trials[t].push_back(small(rng) * (1.0 + 0.1 * t));
+    for (size_t k = 0; k < sizes[t]; ++k)
+      trials[t].push_back(small(rng) * (1.0 + 0.1 * static_cast<double>(t)));
   }
   const PooledSamples pooled(trials);
   for (unsigned mask = 0; mask < 31; ++mask) {  // every subset but "all dropped"
@@ -123,6 +124,24 @@ TEST(TrialJackknife, OneUnitOrTooFewSamplesGiveNoInterval) {
   const std::vector<uint64_t> u2 = {0, 1};
   EXPECT_TRUE(std::isnan(TrialInterval(PooledSamples(two), u2, Statistic::kP99).interval.lo));
   EXPECT_FALSE(std::isnan(TrialInterval(PooledSamples(two), u2, Statistic::kP50).interval.lo));
+}
+
+TEST(TrialJackknife, PairedDifferenceNeedsTwoUnitsInEachArm) {
+  // Arm a in three blocks, arm b in one (its other trials invalid): b has no variance of its
+  // own, so no interval, however steady a is.
+  const TrialSamples a = {{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 3, 6}};
+  const TrialSamples b = {{7, 8, 9, 10}};
+  const std::vector<uint64_t> ua = {0, 1, 2}, ub = {1};
+  const UnitInterval d =
+      PairedDifference(PooledSamples(a), ua, PooledSamples(b), ub, Statistic::kMean);
+  EXPECT_FALSE(std::isnan(d.interval.estimate));
+  EXPECT_TRUE(std::isnan(d.interval.lo));
+  const TrialSamples b2 = {{7, 8, 9, 10}, {7, 8, 9, 11}};
+  const std::vector<uint64_t> ub2 = {0, 2};
+  const UnitInterval d2 =
+      PairedDifference(PooledSamples(a), ua, PooledSamples(b2), ub2, Statistic::kMean);
+  EXPECT_FALSE(std::isnan(d2.interval.lo));
+  EXPECT_EQ(d2.units, 3u);  // blocks 0, 1, 2: the union
 }
 
 TEST(TrialJackknife, IndependentDifferenceAddsVariancesWithWelchDegrees) {

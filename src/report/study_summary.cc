@@ -108,6 +108,17 @@ PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> bl
   return out;
 }
 
+// kFewTrials: the verdict where an arm has fewer than two trials to vary over.
+constexpr const char* kFewTrials =
+    "no interval: an arm has fewer than two valid trials (the trial is the replicate; run 3 "
+    "or more)";
+
+size_t DistinctBlocks(const ArmData& a) {
+  std::vector<uint64_t> b = a.blocks;
+  std::sort(b.begin(), b.end());
+  return static_cast<size_t>(std::unique(b.begin(), b.end()) - b.begin());
+}
+
 // SecondsOf: a duration setting of the arm in seconds (`fallback` when absent or unreadable).
 double SecondsOf(const results::StoredArm& arm, const char* key, double fallback) {
   const auto it = arm.settings.find(key);
@@ -375,8 +386,9 @@ std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
           const UnitInterval d =
               PairedDifference(*sa, a->blocks, *sb, b.blocks, stat, UnitOptionsOf(bo));
           Verdict v = MakeVerdict(d.interval);
-          if (d.units < 2 && std::isfinite(d.interval.estimate)) {
-            v.text = "one block: no interval (trials are the replicates; run 3 or more)";
+          if (std::isnan(d.interval.lo) && std::isfinite(d.interval.estimate) &&
+              std::min(DistinctBlocks(*a), DistinctBlocks(b)) < 2) {
+            v.text = kFewTrials;
           }
           const size_t k = IndexOf(stat);
           const double w =

@@ -156,7 +156,9 @@ UnitInterval PairedDifference(const PooledSamples& a, Units units_a, const Poole
   for (const auto& [u, m] : masks_b) {
     if (masks_a.count(u) == 0) all.push_back(u);
   }
-  if (!ValidOptions(options) || all.size() < 2 ||
+  // Each arm must vary over units of its own: an arm measured in one block contributes no
+  // variance to the jackknife and would make the interval look as precise as the other arm.
+  if (!ValidOptions(options) || masks_a.size() < 2 || masks_b.size() < 2 ||
       !PercentileIntervalDefined(a.size(), statistic, options.min_tail) ||
       !PercentileIntervalDefined(b.size(), statistic, options.min_tail)) {
     UnitInterval out;

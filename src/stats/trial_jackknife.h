@@ -79,7 +79,8 @@ UnitInterval TrialInterval(const PooledSamples& samples, Units units, Statistic 
                            const UnitOptions& options = {});
 
 // PairedDifference: statistic(b) − statistic(a), the jackknife deleting each unit from both
-// arms (a unit one arm lacks leaves that arm whole). For arms of one run paired by block.
+// arms (a unit one arm lacks leaves that arm whole). For arms of one run paired by block. No
+// interval unless each arm has two units or more (an arm of one unit has no variance to show).
 UnitInterval PairedDifference(const PooledSamples& a, Units units_a, const PooledSamples& b,
                               Units units_b, Statistic statistic, const UnitOptions& options = {});
 
