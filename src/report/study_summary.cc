@@ -9,17 +9,14 @@
 
 #include "client/summary.h"
 #include "core/units.h"
+#include "report/arm_intervals.h"
 #include "report/arm_samples.h"
 #include "report/capacity.h"
 #include "stats/bootstrap.h"
 #include "stats/outlier_trials.h"
 #include "stats/percentiles.h"
 #include "stats/pooled_samples.h"
-#include "stats/trial_jackknife.h"
-#include "stats/trial_plan.h"
 #include "stats/trial_spread.h"
-#include "stats/variance_components.h"
-#include "stats/verdict.h"
 
 namespace pqc::report {
 
@@ -39,49 +36,12 @@ std::vector<SpectrumPoint> SpectrumOf(std::span<const double> sorted) {
 
 namespace {
 
-constexpr std::array kStatistics = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
-                                    Statistic::kP99};
-
 Bounds Pair(double lo, double hi) {
   return {Finite(lo), Finite(hi)};
 }
 
-// WithinTable: each phase's and statistic's variance from the connections alone (the
-// stratified bootstrap), computed once per arm for its own components and its comparisons.
-using WithinTable = std::array<std::array<double, kStatistics.size()>, kAllPhases.size()>;
-
-size_t IndexOf(Statistic stat) {
-  return static_cast<size_t>(std::find(kStatistics.begin(), kStatistics.end(), stat) -
-                             kStatistics.begin());
-}
-
-WithinTable WithinVariances(const ArmData& a, const BootstrapOptions& bo) {
-  WithinTable out;
-  for (Phase p : kAllPhases) {
-    const auto& s = a.phases[static_cast<size_t>(p)];
-    for (Statistic stat : kStatistics) {
-      out[static_cast<size_t>(p)][IndexOf(stat)] = s ? StratifiedVariance(*s, stat, bo) : NAN;
-    }
-  }
-  return out;
-}
-
-UnitOptions UnitOptionsOf(const BootstrapOptions& bo) {
-  return {.confidence = bo.confidence, .min_tail = bo.min_tail};
-}
-
-VarianceSplit SplitOf(const VarianceComponents& c) {
-  return {.between_sd = Finite(std::sqrt(c.between_per_trial)),
-          .within_sd = Finite(std::sqrt(c.within_per_trial)),
-          .design_effect = Finite(c.design_effect),
-          .icc = Finite(c.icc),
-          .effective_connections = Finite(c.effective_connections),
-          .trials_disagree = c.trials_disagree};
-}
-
 PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> blocks,
-                            const std::array<double, kStatistics.size()>& within,
-                            const BootstrapOptions& bo) {
+                            const WithinVariances& within, const BootstrapOptions& bo) {
   const std::span<const double> sorted = s.sorted();
   const PhaseStats st = Summarize(std::vector<double>(sorted.begin(), sorted.end()));
   PhaseSummary out{.count = st.count,
@@ -91,66 +51,12 @@ PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> bl
                    .p95 = Finite(st.p95),
                    .p99 = Finite(st.p99),
                    .max = Finite(st.max)};
-  StatisticVariance variance;
-  bool any = false;
-  for (Statistic stat : kStatistics) {
-    const UnitInterval i = TrialInterval(s, blocks, stat, UnitOptionsOf(bo));
-    OfStatistic(out.ci, stat) = Pair(i.interval.lo, i.interval.hi);
-    const VarianceComponents c = ComponentsOf(i.variance, within[IndexOf(stat)], i.units, s.size());
-    OfStatistic(variance, stat) = SplitOf(c);
-    any = any || std::isfinite(c.design_effect);
-  }
-  if (any) out.variance = variance;
+  PhaseIntervals(s, blocks, within, bo, out);
   const TrialSpread p50 = SpreadBetweenTrials(s, Statistic::kP50);
   const TrialSpread p99 = SpreadBetweenTrials(s, Statistic::kP99);
   out.trial_spread = {Pair(p50.min, p50.max), Pair(p99.min, p99.max)};
   out.spectrum = SpectrumOf(sorted);
   return out;
-}
-
-// kFewTrials: the verdict where an arm has fewer than two trials to vary over.
-constexpr const char* kFewTrials =
-    "no interval: an arm has fewer than two valid trials (the trial is the replicate; run 3 "
-    "or more)";
-
-size_t DistinctBlocks(const ArmData& a) {
-  std::vector<uint64_t> b = a.blocks;
-  std::sort(b.begin(), b.end());
-  return static_cast<size_t>(std::unique(b.begin(), b.end()) - b.begin());
-}
-
-// SecondsOf: a duration setting of the arm in seconds (`fallback` when absent or unreadable).
-double SecondsOf(const results::StoredArm& arm, const char* key, double fallback) {
-  const auto it = arm.settings.find(key);
-  if (it == arm.settings.end() || !it->is_string()) return fallback;
-  const Result<int64_t> ns = ParseDuration(it->get<std::string>());
-  return ns ? static_cast<double>(*ns) / 1e9 : fallback;
-}
-
-// kRestartSeconds: what a trial costs beyond its warm-up and measured phase (the target and the
-// emulated link restarted, the schedule's lead): about a second here, measured on the quick
-// study; a plan's totals are for choosing between plans, not a promise to the second.
-constexpr double kRestartSeconds = 1.0;
-
-// PlanOf: the trials that would resolve ±resolve_pct of the baseline's statistic, from the
-// difference's own variance components; null when they cannot be estimated or are out of reach.
-std::optional<TrialPlanSummary> PlanOf(const UnitInterval& d, double within, size_t connections,
-                                       double baseline, const results::StoredArm& arm,
-                                       double resolve_pct, double confidence) {
-  const VarianceComponents c = ComponentsOf(d.variance, within, d.units, connections);
-  const double resolve = std::abs(baseline) * resolve_pct / 100;
-  const std::optional<TrialPlan> plan =
-      PlanTrials({.between = c.between_per_trial,
-                  .within = c.within_per_trial,
-                  .duration_s = SecondsOf(arm, "duration", NAN),
-                  .overhead_s = SecondsOf(arm, "warmup", 0) + kRestartSeconds,
-                  .resolve = resolve,
-                  .confidence = confidence});
-  if (!plan) return std::nullopt;
-  return TrialPlanSummary{.resolve_us = resolve,
-                          .trials = plan->trials,
-                          .duration_s = plan->duration_s,
-                          .total_s = plan->total_s};
 }
 
 // Networks: profile name → RTT in ms and description, as stored with the run
@@ -254,7 +160,7 @@ std::vector<SiteSummary> SitesOf(const ArmData& a, const std::vector<SiteFacts>&
   return out;
 }
 
-ArmSummary SummarizeArm(const ArmData& a, const WithinTable& within, const Networks& networks,
+ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Networks& networks,
                         const BootstrapOptions& bo, uint32_t planned) {
   const std::map<std::string, double>& rtts = networks.rtts;
   const results::StoredArm& arm = *a.arm;
@@ -348,7 +254,7 @@ ArmSummary SummarizeArm(const ArmData& a, const WithinTable& within, const Netwo
 // Comparisons: for each factor that varies, every arm against the arm that differs from it
 // only in that factor, where the factor takes its first value (the baseline, e.g. X25519).
 std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
-                                    const std::vector<WithinTable>& within,
+                                    const std::vector<ArmWithin>& within,
                                     const std::vector<std::string>& factors,
                                     const BootstrapOptions& bo, double resolve_pct) {
   std::vector<Comparison> out;
@@ -382,28 +288,7 @@ std::vector<Comparison> Comparisons(const std::vector<ArmData>& arms,
         c.control = a->arm->settings == b.arm->settings;
         const size_t ia = static_cast<size_t>(a - arms.data());
         const size_t ib = static_cast<size_t>(&b - arms.data());
-        for (Statistic stat : kStatistics) {
-          const UnitInterval d =
-              PairedDifference(*sa, a->blocks, *sb, b.blocks, stat, UnitOptionsOf(bo));
-          Verdict v = MakeVerdict(d.interval);
-          if (std::isnan(d.interval.lo) && std::isfinite(d.interval.estimate) &&
-              std::min(DistinctBlocks(*a), DistinctBlocks(b)) < 2) {
-            v.text = kFewTrials;
-          }
-          const size_t k = IndexOf(stat);
-          const double w =
-              within[ia][static_cast<size_t>(p)][k] + within[ib][static_cast<size_t>(p)][k];
-          const double base =
-              stat == Statistic::kMean ? sa->mean() : StatisticOf(sa->sorted(), stat);
-          OfStatistic(c.diffs, stat) = {
-              Finite(d.interval.estimate),
-              Finite(d.interval.lo),
-              Finite(d.interval.hi),
-              v.detectable,
-              std::move(v.text),
-              d.units,
-              PlanOf(d, w, sa->size() + sb->size(), base, *b.arm, resolve_pct, bo.confidence)};
-        }
+        c.diffs = PhaseDifferences(*a, within[ia], b, within[ib], p, bo, resolve_pct);
       }
     }
   }
@@ -510,8 +395,8 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   Summary doc;
   doc.run = FactsOfRun(run, options);
   doc.factors = varying;
-  std::vector<WithinTable> within;
-  for (const ArmData& a : arms) within.push_back(WithinVariances(a, bo));
+  std::vector<ArmWithin> within;
+  for (const ArmData& a : arms) within.push_back(WithinVariancesOf(a, bo));
   for (size_t i = 0; i < arms.size(); ++i) {
     doc.arms.push_back(SummarizeArm(arms[i], within[i], networks, bo, planned_per_arm));
   }
