@@ -297,6 +297,48 @@ TEST_F(CompareTest, HtmlPageRendersInChromium) {
   EXPECT_EQ(spectra["lines"].get<size_t>(), 2u) << spectra;  // one per run
 }
 
+// Drift between runs: trials within each run agree, runs do not. One run per side sees a
+// difference that is only the runs' own drift; with several runs per side (--against) the run
+// is the replicate and the same drift is inside the interval.
+TEST_F(CompareTest, SidesOfSeveralRunsHaveTheRunAsTheirReplicate) {
+  const std::string a1 = Write("a", {"X25519"}, 1'000'000);
+  const std::string a2 = Write("a2", {"X25519"}, 1'200'000);
+  const std::string b1 = Write("b1", {"X25519"}, 1'100'000);
+  const std::string b2 = Write("b2", {"X25519"}, 1'100'000);
+  auto handshake_p50 = [](const report::RunComparison& c) {
+    const auto& phases = c.arms.at(0).versus.at(0).phases;
+    for (const report::PhaseVersus& p : phases) {
+      if (p.phase == Phase::kHandshake) return p.statistics.at(1).difference;
+    }
+    return report::Difference{};
+  };
+  auto one = report::CompareRuns({a1, b1}, {});
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(one->replicate, "trial");
+  const report::Difference d1 = handshake_p50(*one);
+  EXPECT_TRUE(d1.detectable) << d1.verdict;  // +0.1 ms: the runs' drift, seen as a change
+  EXPECT_EQ(d1.replicates, 2u);
+  report::CompareOptions sides;
+  sides.against = {b1, b2};
+  auto two = report::CompareRuns({a1, a2}, sides);
+  ASSERT_TRUE(two) << two.error().message;
+  EXPECT_EQ(two->replicate, "run");
+  const report::Difference d2 = handshake_p50(*two);
+  EXPECT_EQ(d2.replicates, 2u);
+  ASSERT_TRUE(d2.lo && d2.hi) << d2.verdict;
+  EXPECT_FALSE(d2.detectable) << d2.verdict;
+  EXPECT_LT(*d2.lo, 0);
+  EXPECT_GT(*d2.hi, 0);
+  EXPECT_NE(two->runs.at(0).path.find(" + "), std::string::npos) << two->runs.at(0).path;
+  // A side of one run has nothing to vary over: refused, saying what would do.
+  report::CompareOptions lone;
+  lone.against = {b1};
+  auto refused = report::CompareRuns({a1, a2}, lone);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("each side needs two runs or more"), std::string::npos)
+      << refused.error().message;
+}
+
 TEST_F(CompareTest, RefusesFewerThanTwoRunsAndABaselineOutOfRange) {
   const std::string a = Write("a", {"X25519"}, 1'000'000);
   EXPECT_FALSE(report::CompareRuns({a}, {}));

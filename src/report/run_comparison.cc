@@ -89,7 +89,8 @@ ArmData CombineArm(const std::vector<std::pair<size_t, const ArmData*>>& parts) 
 }
 
 // LoadSide: several runs as one, their arms matched by factors and pooled, the first run's
-// facts standing for the side's.
+// facts standing for the side's. An arm is the first run's arm, pooled over the runs that have
+// it (an arm only the later runs have is not compared).
 Result<std::unique_ptr<LoadedRun>> LoadSide(const std::vector<std::string>& paths) {
   auto side = std::make_unique<LoadedRun>();
   for (const std::string& p : paths) {
@@ -291,8 +292,12 @@ Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
                                   const CompareOptions& options) {
   std::vector<std::unique_ptr<LoadedRun>> runs;
   if (!options.against.empty()) {
-    if (paths.empty()) {
-      return MakeError(ErrorKind::kUsage, "compare RUN... --against RUN...: no baseline run");
+    if (paths.size() < 2 || options.against.size() < 2) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("compare RUN... --against RUN...: {} and {} run(s); each side "
+                                   "needs two runs or more, its runs being the replicates (with "
+                                   "one run per side, `compare A B` uses their trials)",
+                                   paths.size(), options.against.size()));
     }
     for (const auto* side : {&paths, &options.against}) {
       auto r = LoadSide(*side);
