@@ -1,5 +1,9 @@
-// bootstrap — confidence intervals of one arm's statistic and of the difference between two
-// arms, from the raw per-connection samples of their valid trials. Why these choices:
+// bootstrap — the variance of one arm's statistic that its connections alone account for,
+// resampled within each trial. The intervals the tool prints are over trials
+// (trial_jackknife.h: on a shared machine trials, not connections, are the replicates); this
+// is their within-trial half, compared with them in variance_components.h (the design effect).
+// StatisticInterval and DifferenceInterval remain as the connections-only method, which
+// tests/two_level_test.cc shows undercovering when trials differ. Why these choices:
 //
 // * Percentiles pooled over trials: the estimate is the type-7 percentile of all samples of
 //   all trials together (not an average of per-trial percentiles, which is not a percentile
@@ -8,9 +12,9 @@
 //   trial t, for every trial, keeping the trial sizes. Resampling whole trials instead (a
 //   cluster bootstrap) would also capture drift between trials, but with the 2–3 trials a
 //   study has it is degenerate: 3 trials give at most 10 distinct resamples, and an interval
-//   read from 10 points means nothing. So the interval answers "how precisely do these trials
-//   pin down this arm's distribution"; how much trials disagree is reported separately
-//   (trial_spread.h, outlier_trials.h) and must be read next to it.
+//   read from 10 points means nothing. So this answers "how precisely do these trials' own
+//   connections pin down this arm's distribution"; how much trials disagree is what
+//   trial_jackknife.h's intervals carry.
 // * Percentiles are resampled exactly and fast (order_statistic_resampler.h: O(log N) per
 //   resample instead of O(N log N)); the interval is the bootstrap percentile interval, the
 //   (α/2, 1 − α/2) quantiles of the replicates: it stays inside the data's range and is

@@ -1,7 +1,6 @@
-// trial_spread — how much an arm's trials disagree. The bootstrap interval (bootstrap.h)
-// resamples within trials, so it says how precisely the trials measured the arm, not whether
-// a new trial would agree; this says the latter, in the plainest form: each trial's own value
-// of the statistic, and the range.
+// trial_spread — how much an arm's trials disagree, in the plainest form: each trial's own
+// value of the statistic, and the range. The intervals (trial_jackknife.h) already carry this
+// variance; the spread shows it as numbers a reader can check trial by trial.
 #pragma once
 
 #include <vector>
