@@ -2,12 +2,16 @@
 """aa_ab_test.py PQC_BENCH — the intervals over trials against what is known to be true.
 
 (a) A/A, on loopback (no root): one small study (X25519 and X25519MLKEM768, each arm twice
-    through `copy = [{ value = "a" }, { value = "b" }]`, 6 trials) run twice. Nothing differs
-    between the two runs, so `compare` with two 5 % gates must pass (exit 0), and at most 10 %
-    of its cells (arm × phase × mean/p50/p95/p99, those with an interval) may call a
-    difference detectable — with intervals over connections the same two runs "differed" in
-    68 of 80. Within each run, the A/A control pairs' handshake p50 must have an interval and
-    no detectable difference, and `run` must say so in its findings.
+    through `copy = [{ value = "a" }, { value = "b" }]`, 4 trials) run four times. Nothing
+    differs between the runs. Within each run, the A/A control pairs' cells may call a
+    difference detectable in at most 20 % (cells move in clusters), their handshake p50 must have an interval, at most
+    3 of the 8 may be detectable (a 95 % interval misses 1 in 20: demanding none fails honest
+    runs), and `run`'s findings must say of each pair what its summary found. `compare` of
+    two runs must pass two 5 % gates (exit 0) and say that drift between runs is not in its
+    intervals (one run per side: it is not, and it is real — 0 to 29 of 80 cells flagged on
+    this machine); with the runs as replicates (`compare 1 2 --against 3 4`) the gates pass
+    and at most 20 % of its cells (arm × phase × mean/p50/p95/p99) are detectable — with
+    intervals over connections the same two runs "differed" in 68 of 80.
 (b) A/B with a known difference (root: the emulated link; skipped otherwise): one X25519 arm
     over `[networks.rtt20]` at rtt = "20ms", then the same network at "21ms". Connect is one
     round trip, so compare must find its p50 +1 ms (the handshake's too), with an interval
@@ -33,7 +37,7 @@ warmup = "1s"
 # A busy host's schedule lag is not what this test judges: it must not invalidate trials.
 max_lag_p99 = "5s"
 [trials]
-count = 6
+count = 4
 seed = 5
 [matrix]
 group = ["X25519", "X25519MLKEM768"]
@@ -60,10 +64,19 @@ seed = 7
 """
 
 STATISTICS = ("mean", "p50", "p95", "p99")
-# At most this share of the A/A comparison's cells may be detectable: 5 % is the nominal rate
-# of a 95 % interval, and the cells (phases of one connection, statistics of one phase) are
-# correlated, so a single unlucky trial moves several at once.
-AA_MAX_DETECTABLE = 0.10
+# At most this share of an A/A comparison's cells may be detectable. 5 % is the nominal rate of a
+# 95 % interval, but the cells move in clusters — ttfb and response are one interval on a
+# one-shot request, one drifting block (or, over runs, one of only two runs per side) moves an
+# arm's mean, p50, p95 and p99 together — so their count spreads like that of a few arms, not of
+# 80 or 160 independent cells: measured up to 6 of 80 and 10 of 160 on an honest machine.
+# Intervals over connections flagged 65-85 %.
+AA_MAX_DETECTABLE = 0.20
+# Of the eight control pairs' handshake p50 (4 runs x 2 groups), each detectable with 5 %
+# probability at nominal coverage: requiring none would fail a third of honest runs (4 pairs
+# failed 19 % of the time: it did, in CI); more than 3 of 8 happens 0.04 % of the time, and
+# 94 % of the time with intervals over connections, which called ~70 % of identical pairs
+# different.
+AA_MAX_HANDSHAKE_P50 = 3
 # (b): the known difference, and how far from it an interval may end. Connect is the network
 # alone (the emulator's release error is tens of microseconds, docs/link.md); the handshake
 # adds both sides' cryptography, whose CPU time varies between two runs on a shared machine.
@@ -91,8 +104,10 @@ def run_study(bench, workdir, scenario, results, timeout):
     return dirs[0], out.stdout
 
 
-def compare(bench, a, b, out_json, *gates):
+def compare(bench, a, b, out_json, *gates, against=()):
     args = [bench, "compare", str(a), str(b), "--format", "json", "-o", str(out_json)]
+    if against:
+        args += ["--against"] + [str(r) for r in against]
     for g in gates:
         args += ["--fail-if", g]
     started = time.monotonic()
@@ -117,18 +132,32 @@ def ci_text(d):
 
 
 def check_controls(label, run_dir, stdout):
-    """The run's own A/A pairs: handshake p50 with an interval and nothing detectable."""
+    """The run's own A/A pairs: every cell with an interval, and findings that say what it found.
+
+    Returns (failures, detectable cells, cells with an interval, detectable handshake p50s)."""
     failures = []
     summary = json.loads((run_dir / "summary.json").read_text())
     if summary.get("schema") != "pqc-bench/summary/2":
         failures.append(f"{label}: summary schema {summary.get('schema')!r}, "
                         "not pqc-bench/summary/2")
-    controls = [c for c in summary.get("comparisons", [])
-                if c.get("control") and c.get("phase") == "handshake"]
-    if len(controls) != 2:
-        failures.append(f"{label}: {len(controls)} A/A control comparisons of the handshake, "
+    controls = [c for c in summary.get("comparisons", []) if c.get("control")]
+    handshake = [c for c in controls if c.get("phase") == "handshake"]
+    if len(handshake) != 2:
+        failures.append(f"{label}: {len(handshake)} A/A control comparisons of the handshake, "
                         "expected 2 (one per group)")
+    cells = flagged = 0
     for c in controls:
+        for s in STATISTICS:
+            d = c["diffs"].get(s)
+            if d is None or d["lo"] is None or d["hi"] is None:
+                continue
+            cells += 1
+            if d["detectable"]:
+                flagged += 1
+                log(f"  {label}: control {c['arm']} vs {c['baseline']} {c['phase']} {s}: "
+                    f"detectable, {d['verdict']}")
+    hs_flagged = 0
+    for c in handshake:
         d = c["diffs"]["p50"]
         interval = (f"{d['estimate']:+.1f} µs [{d['lo']:+.1f}, {d['hi']:+.1f}]"
                     if d["lo"] is not None and d["hi"] is not None else f"{d['estimate']} µs")
@@ -137,42 +166,98 @@ def check_controls(label, run_dir, stdout):
             f"{d.get('replicates')} replicates")
         if d["lo"] is None or d["hi"] is None:
             failures.append(f"{label}: control {c['arm']} vs {c['baseline']} has no interval")
-        if d["detectable"]:
-            failures.append(f"{label}: control {c['arm']} vs {c['baseline']}: identical arms "
-                            f"differ detectably ({d['verdict']})")
+        hs_flagged += bool(d["detectable"])
     lines = [ln.strip() for ln in stdout.splitlines() if "A/A control (" in ln]
     for ln in lines:
         log(f"{label}: {ln}")
-    if len(lines) != len(controls) or not lines:
+    if len(lines) != len(handshake) or not lines:
         failures.append(f"{label}: run printed {len(lines)} 'A/A control (' findings for "
-                        f"{len(controls)} control comparisons")
-    for ln in lines:
-        if "no difference detectable" not in ln:
-            failures.append(f"{label}: the A/A finding does not say 'no difference "
-                            f"detectable': {ln}")
-    return failures
+                        f"{len(handshake)} control comparisons")
+    # Each finding must say what its comparison found: nothing, or a drift to distrust.
+    said_clean = sum("no difference detectable" in ln for ln in lines)
+    said_drift = sum("a difference between identical arms" in ln for ln in lines)
+    if said_drift != hs_flagged or said_clean != len(handshake) - hs_flagged:
+        failures.append(f"{label}: findings say {said_clean} clean and {said_drift} drifted, "
+                        f"the summary has {hs_flagged} of {len(handshake)} detectable")
+    return failures, flagged, cells, hs_flagged
 
 
 def part_aa(bench, tmp):
-    log("== (a) A/A: the same study twice, identical arms within each ==")
+    log("== (a) A/A: the same study four times, identical arms within each ==")
     (tmp / "aa.toml").write_text(AA_SCENARIO)
     failures = []
     runs = []
-    for name in ("aa-1", "aa-2"):
+    control_flagged = control_cells = hs_flagged = 0
+    for name in ("aa-1", "aa-2", "aa-3", "aa-4"):
         run_dir, stdout = run_study(bench, tmp, "aa.toml", name, timeout=400)
-        failures += check_controls(name, run_dir, stdout)
+        f, flagged, cells, hs = check_controls(name, run_dir, stdout)
+        failures += f
+        control_flagged += flagged
+        control_cells += cells
+        hs_flagged += hs
         runs.append(run_dir)
-    cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa.json",
+    log(f"A/A controls within the runs: {control_flagged} of {control_cells} cells detectable "
+        f"(limit {AA_MAX_DETECTABLE:.0%}); handshake p50: {hs_flagged} of 8 "
+        f"(limit {AA_MAX_HANDSHAKE_P50})")
+    if control_cells < 4 * 2 * 3 * 4:
+        failures.append(f"only {control_cells} control cells have an interval (expected at "
+                        "least 96: 4 runs, 2 pairs, 3 phases or more, 4 statistics)")
+    if control_flagged > AA_MAX_DETECTABLE * control_cells:
+        failures.append(f"{control_flagged} of {control_cells} cells of identical arms are "
+                        f"detectable (more than {AA_MAX_DETECTABLE:.0%})")
+    if hs_flagged > AA_MAX_HANDSHAKE_P50:
+        failures.append(f"{hs_flagged} of 8 A/A control pairs' handshake p50 differ "
+                        f"detectably (more than {AA_MAX_HANDSHAKE_P50})")
+    # One run per side: the intervals are over each run's trials, so drift between the two runs
+    # is not in them (the machine's state differs from run to run: measured 0 to 29 of 80 cells
+    # flagged). The 5 % gates must still pass, and compare must say what its intervals leave out.
+    cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa-single.json",
                        "handshake.p50 > +5%", "total.p50 > +5%")
-    if cmp.returncode != 0:
-        crossed = [(g["gate"], g["arm"], g["difference_us"]["verdict"])
-                   for g in doc["gates"] if g["failed"]]
-        failures.append(f"compare of two identical runs failed a 5 % gate (exit "
-                        f"{cmp.returncode}): {crossed}")
+    failures += check_gates_pass("one run per side", cmp, doc)
     if doc.get("replicate") != "trial":
-        failures.append(f"compare's replicate is {doc.get('replicate')!r}, not 'trial'")
-    total = flagged = 0
-    arms = 0
+        failures.append(f"one run per side: replicate {doc.get('replicate')!r}, not 'trial'")
+    flagged, total, arms, f = count_cells("one run per side", doc)
+    failures += f
+    log(f"A/A compare, one run per side: {flagged} of {total} cells detectable (drift between "
+        "runs is not in these intervals; not judged)")
+    if "drift between the runs themselves is not in them" not in cmp.stdout + cmp.stderr + \
+            json.dumps(doc):
+        failures.append("compare of one run per side does not say that drift between runs is "
+                        "not in its intervals")
+    # Runs as the replicates: two runs per side, so the variance between runs is in the interval.
+    cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa-against.json",
+                       "handshake.p50 > +5%", "total.p50 > +5%", against=runs[2:])
+    failures += check_gates_pass("runs as replicates", cmp, doc)
+    if doc.get("replicate") != "run":
+        failures.append(f"runs as replicates: replicate {doc.get('replicate')!r}, not 'run'")
+    flagged, total, arms, f = count_cells("runs as replicates", doc)
+    failures += f
+    log(f"A/A compare, runs as replicates (1 2 --against 3 4): {flagged} of {total} cells "
+        f"detectable ({arms} matched arms; limit {AA_MAX_DETECTABLE:.0%})")
+    if arms != 4:
+        failures.append(f"compare matched {arms} arms, expected 4 (2 groups x 2 copies)")
+    if total < 4 * 4 * 3:
+        failures.append(f"only {total} cells have an interval (expected at least 48: 4 arms, "
+                        "3 phases or more, 4 statistics)")
+    if flagged > AA_MAX_DETECTABLE * total:
+        failures.append(f"{flagged} of {total} cells of identical runs are detectable with the "
+                        f"runs as replicates (more than {AA_MAX_DETECTABLE:.0%})")
+    return failures
+
+
+def check_gates_pass(label, cmp, doc):
+    if cmp.returncode == 0:
+        return []
+    crossed = [(g["gate"], g["arm"], g["difference_us"]["verdict"])
+               for g in doc["gates"] if g["failed"]]
+    return [f"{label}: compare of identical runs failed a 5 % gate (exit {cmp.returncode}): "
+            f"{crossed}"]
+
+
+def count_cells(label, doc):
+    """(detectable cells, cells with an interval, matched arms, failures) of a comparison."""
+    failures = []
+    total = flagged = arms = 0
     for arm in doc["arms"]:
         for v in arm["versus"]:
             arms += 1
@@ -185,29 +270,17 @@ def part_aa(bench, tmp):
                         continue
                     total += 1
                     if d["replicates"] < 2:
-                        failures.append(f"{arm['label']} {phase} {s}: an interval over "
-                                        f"{d['replicates']} replicates")
+                        failures.append(f"{label}: {arm['label']} {phase} {s}: an interval "
+                                        f"over {d['replicates']} replicates")
                     if d["detectable"]:
                         flagged += 1
-                        log(f"  detectable: {arm['label']} {phase} {s}: {ci_text(d)} "
-                            f"(baseline {stats[s]['baseline_us']:.1f} µs)")
-    for v_arm in doc["arms"]:
-        for v in v_arm["versus"]:
+                        log(f"  {label}: detectable: {arm['label']} {phase} {s}: "
+                            f"{ci_text(d)} (baseline {stats[s]['baseline_us']:.1f} µs)")
             for phase in ("handshake", "total"):
                 d = v["phases"][phase]["p50"]["difference_us"]
-                log(f"  {v_arm['label']}: {phase} p50 {ci_text(d)}, "
+                log(f"  {label}: {arm['label']}: {phase} p50 {ci_text(d)}, "
                     f"{d['replicates']} replicates")
-    log(f"A/A compare: {flagged} of {total} cells detectable ({arms} matched arms; "
-        f"limit {AA_MAX_DETECTABLE:.0%})")
-    if arms != 4:
-        failures.append(f"compare matched {arms} arms, expected 4 (2 groups x 2 copies)")
-    if total < 4 * 4 * 3:
-        failures.append(f"only {total} cells have an interval (expected at least 48: 4 arms, "
-                        "3 phases or more, 4 statistics)")
-    if flagged > AA_MAX_DETECTABLE * total:
-        failures.append(f"{flagged} of {total} cells of two identical runs are detectable "
-                        f"(more than {AA_MAX_DETECTABLE:.0%})")
-    return failures
+    return flagged, total, arms, failures
 
 
 def part_ab(bench, tmp):
