@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# build.sh [release|asan|tsan|fuzz] [TARGET...] — configures and builds pqc-bench against the cached
-# OpenSSL 3.5 (runs setup.sh first, which is a few seconds once everything is cached).
+# build.sh [--core] [release|asan|tsan|fuzz] [TARGET...] — configures and builds pqc-bench
+# against the cached OpenSSL 3.5 (runs setup.sh first, which is a few seconds once everything
+# is cached). --core: set up only what the tool needs (setup.sh core: no peers, no test
+# packages; the tests are built only if GoogleTest happens to be installed) — quick.sh's.
 # Build trees: build/ (release), build-asan/ (AddressSanitizer + UBSan, Debug), build-tsan/
 # (ThreadSanitizer, gcc, RelWithDebInfo: only the binary and the tests that run threads, which
 # is what test.sh's TSan stage runs) and build-fuzz/ (clang, the libFuzzer targets of fuzz/
@@ -11,10 +13,17 @@
 # tree as its last line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+setup_parts=()  # setup.sh's default: everything
+tests=ON
+if [ "${1:-}" = --core ]; then
+  setup_parts=(core)
+  tests=AUTO
+  shift
+fi
 kind=${1:-release}
 shift $(($# > 0 ? 1 : 0))
 extra=("$@")  # targets to build instead of the kind's default (e.g. pqc-bench)
-envfile=$("$here/scripts/setup.sh" | tail -n 1)
+envfile=$("$here/scripts/setup.sh" "${setup_parts[@]}" | tail -n 1)
 # shellcheck disable=SC1090
 . "$envfile"
 targets=()  # empty: everything
@@ -25,8 +34,8 @@ case "$kind" in
   asan) dir="$base-asan"; flags=(-DCMAKE_BUILD_TYPE=Debug -DPQC_SANITIZE=ON) ;;
   tsan)
     dir="$base-tsan"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_TSAN=ON)
-    # Keep in step with the labels test.sh's TSan stage selects.
-    targets=(pqc-bench net_test server_test load_test link_test run_test target_test) ;;
+    # The tests labelled tsan (tests/CMakeLists.txt), which test.sh's TSan stage runs.
+    targets=(pqc-bench tsan_tests) ;;
   fuzz)
     dir="$base-fuzz"
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQC_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++)
@@ -46,7 +55,9 @@ fi
 # -U: forget a previously found OpenSSL, so that a changed cache location is honoured.
 cmake -S "$here" -B "$dir" -G Ninja -U "OPENSSL_*" -DOPENSSL_ROOT_DIR="$PQC_OPENSSL_ROOT" \
   -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" -DPQC_HAPROXY="$PQC_HAPROXY" \
-  -DPQC_H2LOAD="$PQC_H2LOAD" "${launcher[@]}" "${flags[@]}" >/dev/null
+  -DPQC_H2LOAD="$PQC_H2LOAD" -DPQC_BROWSER_MODULES="$PQC_BROWSER_MODULES" \
+  -DPQC_PEERS_COMMAND="$PQC_PEERS_COMMAND" -DPQC_TESTS="$tests" "${launcher[@]}" "${flags[@]}" \
+  >/dev/null
 ((${#extra[@]})) && targets=("${extra[@]}")
 if ((${#targets[@]})); then
   cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"

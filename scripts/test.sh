@@ -3,7 +3,7 @@
 #   release  release build + the whole CTest suite (fuzz corpora replayed as tests too)
 #   asan     AddressSanitizer/UBSan build + the same suite, less the readme and
 #            openssl_variants labels (they drive release binaries)
-#   tsan     ThreadSanitizer build + the tests that run threads (see TSAN_LABELS)
+#   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
 #   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) each on a copy
 #            of its seed corpus; a crash fails the stage
 # Set-up (idempotent) runs inside build.sh.
@@ -12,16 +12,34 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 stages=("$@")
 ((${#stages[@]})) || stages=(release asan tsan fuzz)
 
-# The areas whose code runs several threads (server event loops, load workers, the link's
-# mover, the runner's target/link/load threads, the observatory's writer thread beside the
-# server's loops) and the event loop they share. Left out:
-# the single-threaded areas (nothing for TSan to find; they run in the other stages) and
-# crosscheck_test and report_html_test (their threads are external programs — openssl
-# s_time, nginx, Chromium — that TSan cannot see, and their timing tolerance is not meant
-# for a 5–15× slower binary), and link_integration_test: its assertions are physical timings
-# of the packet mover (round trips at 50 ms RTT), which a TSan binary under load does not keep;
-# link_test covers the mover's logic.
-TSAN_LABELS='^(net_test|server_test|load_test|link_test|run_test|target_test|observatory_test|shard)$'
+# check_selection DIR CTEST-ARGS... — the tests a stage's ctest selects exist and were built: a
+# label that selects nothing, or a test whose executable the stage's build left out (CTest then
+# registers a *_NOT_BUILT placeholder), fails the stage instead of passing it silently; and
+# every test says its kind (label unit or integration, tests/CMakeLists.txt).
+check_selection() {
+  local dir=$1
+  shift
+  (cd "$dir" && ctest --show-only=json-v1 "$@") | python3 -c '
+import json, sys
+tests = json.load(sys.stdin)["tests"]
+unbuilt = [t["name"] for t in tests if "_NOT_BUILT" in t["name"]
+           or any("_NOT_BUILT" in c for c in t.get("command", []))]
+if not tests:
+    sys.exit("test.sh: the stage selects no test: " + " ".join(sys.argv[1:]))
+if unbuilt:
+    sys.exit("test.sh: the stage selects tests that were not built: " + ", ".join(unbuilt))
+def labels(t):
+    for p in t.get("properties", []):
+        if p["name"] == "LABELS":
+            return p["value"]
+    return []
+kindless = [t["name"] for t in tests if not {"unit", "integration"} & set(labels(t))]
+if kindless:
+    sys.exit("test.sh: tests without a kind label (unit or integration): " +
+             ", ".join(kindless[:10]))
+print(f"test.sh: {len(tests)} tests selected", file=sys.stderr)
+' "$@"
+}
 
 for stage in "${stages[@]}"; do
   start=$SECONDS
@@ -40,6 +58,7 @@ for stage in "${stages[@]}"; do
       # compare_test.
       exclude=()
       [ "$stage" = asan ] && exclude=(-LE '^(readme|openssl_variants|h2load_crosscheck|aa_ab)$')
+      check_selection "$dir" "${exclude[@]}"
       (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 1500 "${exclude[@]}")
       ;;
     tsan)
@@ -49,8 +68,12 @@ for stage in "${stages[@]}"; do
       # halt_on_error: the first report fails its test (a report must never scroll by).
       # The binaries the tests start (pqc-bench serve/load/run) inherit TSAN_OPTIONS, and
       # run_test fails a case whose binary printed a sanitizer report.
+      # The tests labelled tsan (tests/CMakeLists.txt: the areas whose code runs threads —
+      # server event loops, load workers, the link's mover, the runner's threads, the
+      # observatory's writer — and shards); build.sh tsan builds exactly them.
+      check_selection "$dir" -L '^tsan$'
       (cd "$dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/scripts/tsan.supp" \
-        ctest --output-on-failure -j"$(nproc)" --timeout 900 -L "$TSAN_LABELS")
+        ctest --output-on-failure -j"$(nproc)" --timeout 900 -L '^tsan$')
       ;;
     fuzz)
       echo "== fuzz build ==" >&2

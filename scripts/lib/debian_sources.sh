@@ -24,7 +24,7 @@ apt_in() {
   dir=$(suite_dir "$1")
   "$2" -o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
     -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" \
-    -o "Dir::Cache::Archives=$dir/archives" -o APT::Sandbox::User=root "${@:3}"
+    -o "Dir::Cache::Archives=$dir/archives" -o "APT::Sandbox::User=$(id -un)" "${@:3}"
 }
 
 # Each suite's index is refreshed at most once per set-up (the callers run in subshells, so

@@ -117,16 +117,13 @@ Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std:
                                    f.external, a.label, TargetKindName(a.settings.target)));
     }
     if (a.settings.target == scenario::TargetKind::kNginx && nginx.empty()) {
-      return MakeError(ErrorKind::kUsage,
-                       "arm '" + a.label +
-                           "' runs on nginx, and no nginx is known: pass --nginx PATH or set "
-                           "PQC_NGINX (scripts/setup.sh builds it and prints it in env.sh)");
+      return MakeError(ErrorKind::kUsage, "arm '" + a.label + "' runs on nginx, and " +
+                                              MissingPeerHint("nginx", "--nginx", "PQC_NGINX"));
     }
     if (a.settings.target == scenario::TargetKind::kHaproxy && haproxy.empty()) {
       return MakeError(ErrorKind::kUsage,
-                       "arm '" + a.label +
-                           "' runs on HAProxy, and no HAProxy is known: pass --haproxy PATH or "
-                           "set PQC_HAPROXY (scripts/setup.sh builds it and prints it in env.sh)");
+                       "arm '" + a.label + "' runs on HAProxy, and " +
+                           MissingPeerHint("HAProxy", "--haproxy", "PQC_HAPROXY"));
     }
   }
   return {};

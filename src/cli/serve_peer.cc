@@ -38,19 +38,42 @@ Result<std::string> MakeWorkDir(const std::string& wanted, std::string_view serv
 
 }  // namespace
 
+namespace {
+
+// BuiltOrEmpty: the configured path of a peer the set-up may not have built yet.
+std::string BuiltOrEmpty(const char* path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) ? path : "";
+}
+
+}  // namespace
+
 std::string DefaultNginxExe() {
   if (const char* env = getenv("PQC_NGINX"); env != nullptr && *env != '\0') return env;
 #ifdef PQC_NGINX_DEFAULT
-  return PQC_NGINX_DEFAULT;
+  return BuiltOrEmpty(PQC_NGINX_DEFAULT);
 #else
   return "";
+#endif
+}
+
+std::string MissingPeerHint(std::string_view server, std::string_view flag, std::string_view env) {
+#ifdef PQC_PEERS_COMMAND
+  return fmt::format(
+      "{} is not built on this machine yet: `{}` builds nginx and HAProxy against this "
+      "build's OpenSSL (about 4 minutes on 2 cores, once; as root only if it must install "
+      "Debian packages), or pass {} PATH or set {}",
+      server, PQC_PEERS_COMMAND, flag, env);
+#else
+  return fmt::format("no {} is known: pass {} PATH or set {} (scripts/setup.sh peers builds it)",
+                     server, flag, env);
 #endif
 }
 
 std::string DefaultHaproxyExe() {
   if (const char* env = getenv("PQC_HAPROXY"); env != nullptr && *env != '\0') return env;
 #ifdef PQC_HAPROXY_DEFAULT
-  return PQC_HAPROXY_DEFAULT;
+  return BuiltOrEmpty(PQC_HAPROXY_DEFAULT);
 #else
   return "";
 #endif
@@ -61,11 +84,11 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
   const std::string_view server = target::TargetKindName(o.kind);
   if (o.exe.empty()) {
     return ReportError(
-        "serve", MakeError(ErrorKind::kUsage,
-                           nginx ? "--nginx: no nginx given; pass --nginx-exe PATH or set "
-                                   "PQC_NGINX (scripts/setup.sh prints it in env.sh)"
-                                 : "--haproxy: no HAProxy given; pass --haproxy-exe PATH or set "
-                                   "PQC_HAPROXY (scripts/setup.sh prints it in env.sh)"));
+        "serve",
+        MakeError(
+            ErrorKind::kUsage,
+            nginx ? "--nginx: " + MissingPeerHint("nginx", "--nginx-exe", "PQC_NGINX")
+                  : "--haproxy: " + MissingPeerHint("HAProxy", "--haproxy-exe", "PQC_HAPROXY")));
   }
   auto dir = MakeWorkDir(o.work_dir, server);
   if (!dir) return ReportError("serve", dir.error());

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/stop_signals.h"
@@ -27,11 +28,14 @@ struct PeerServeOptions {
   target::ServerConfig config;  // certs, groups, tickets, cache, threads, ciphersuites, payloads
 };
 
-// DefaultNginxExe: $PQC_NGINX, else the nginx the build was configured with ("" if neither).
+// DefaultNginxExe: $PQC_NGINX, else the nginx the build was configured with if it has been
+// built ("" otherwise: the main command's set-up builds no peers).
 std::string DefaultNginxExe();
-// DefaultHaproxyExe: $PQC_HAPROXY, else the HAProxy the build was configured with ("" if
-// neither).
+// DefaultHaproxyExe: $PQC_HAPROXY, else the HAProxy the build was configured with if built.
 std::string DefaultHaproxyExe();
+// MissingPeerHint: what to do when `server` (nginx, HAProxy) is wanted and none is known —
+// the set-up command that builds it for this binary's OpenSSL, or the flag and variable.
+std::string MissingPeerHint(std::string_view server, std::string_view flag, std::string_view env);
 
 // ServePeer: starts the server, prints "listening on ADDR (...)", waits for a stop (`signals`,
 // blocked by the caller) or the deadline (0 = none), stops it and prints its CPU.

@@ -1,5 +1,6 @@
-// record — what the load generator keeps of every connection and request (DESIGN.md "What
-// every connection records"). No sampling: one ConnectionRecord per connection attempted.
+// record — what the load generator keeps of every connection and request
+// (docs/design.md, "What a connection record keeps"). No sampling: one ConnectionRecord per
+// connection attempted.
 // Timestamps are CLOCK_MONOTONIC nanoseconds (0 = did not happen); phases are differences.
 #pragma once
 
@@ -16,7 +17,7 @@ enum class ConnMode : uint8_t { kFresh, kReuse, kResume, kEarly };
 std::string_view ConnModeName(ConnMode mode);
 
 // ErrorClass: why a connection failed. Data, not exceptions: a failed connection is a
-// measurement too (DESIGN.md error classes).
+// measurement too (docs/design.md, "Error classes").
 enum class ErrorClass : uint8_t {
   kNone,
   kRefused,   // connect: ECONNREFUSED

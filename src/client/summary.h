@@ -1,5 +1,5 @@
 // summary — what one load run measured, reduced to the numbers every report shows, and
-// whether the run may be believed (DESIGN.md "Truths a run checks on itself"). Everything
+// whether the run may be believed (docs/design.md, "Truths a run checks on itself"). Everything
 // here is computed from a LoadResult by pure functions; printing lives in summary_output.h,
 // so the terminal table, JSON and the results store show the same numbers.
 #pragma once
@@ -20,7 +20,7 @@
 
 namespace pqc {
 
-// Phase — the phases of DESIGN.md "Names", in report order.
+// Phase — the phases of a connection (docs/design.md, "Names"), in report order.
 enum class Phase : uint8_t { kConnect, kHandshake, kTtfb, kResponse, kTotal };
 inline constexpr std::array<Phase, 5> kAllPhases = {Phase::kConnect, Phase::kHandshake,
                                                     Phase::kTtfb, Phase::kResponse, Phase::kTotal};

@@ -42,16 +42,17 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const R
   if (s.target == TargetKind::kEmbedded) return target::MakeEmbeddedTarget(o.self_exe);
   if (s.target == TargetKind::kNginx) {
     if (o.nginx_exe.empty()) {
-      return MakeError(ErrorKind::kConfig,
-                       "target nginx: no nginx binary known (run scripts/setup.sh, which builds "
-                       "it, and pass --nginx or set PQC_NGINX)");
+      return MakeError(
+          ErrorKind::kConfig,
+          "target nginx: no nginx binary known (run scripts/setup.sh peers, which builds "
+          "it, and pass --nginx or set PQC_NGINX)");
     }
     return target::MakeNginxTarget(o.nginx_exe);
   }
   if (s.target == TargetKind::kHaproxy) {
     if (o.haproxy_exe.empty()) {
       return MakeError(ErrorKind::kConfig,
-                       "target haproxy: no HAProxy binary known (run scripts/setup.sh, which "
+                       "target haproxy: no HAProxy binary known (run scripts/setup.sh peers, which "
                        "builds it, and pass --haproxy or set PQC_HAPROXY)");
     }
     return target::MakeHaproxyTarget(o.haproxy_exe);

@@ -1,5 +1,5 @@
 // algorithms — the one table of the key-exchange groups and signature types the tool knows,
-// with the names used everywhere (DESIGN.md "Names") mapped to OpenSSL's. Every front end
+// with the names used everywhere (docs/design.md, "Names") mapped to OpenSSL's. Every front end
 // (CLI, scenario files, probe, certs) resolves names here, so an unknown name gets the same
 // error, with the valid names and the nearest one, wherever it is typed.
 #pragma once
