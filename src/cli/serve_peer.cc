@@ -41,7 +41,7 @@ Result<std::string> MakeWorkDir(const std::string& wanted, std::string_view serv
 namespace {
 
 // BuiltOrEmpty: the configured path of a peer the set-up may not have built yet.
-std::string BuiltOrEmpty(const char* path) {
+[[maybe_unused]] std::string BuiltOrEmpty(const char* path) {
   std::error_code ec;
   return std::filesystem::exists(path, ec) ? path : "";
 }
