@@ -48,7 +48,7 @@ esac
 # so a clone in another folder hits the objects a previous build made.
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
-  export CCACHE_DIR="${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}/ccache"
+  export CCACHE_DIR="${CCACHE_DIR:-${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}/ccache}"
   export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi

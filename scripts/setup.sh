@@ -2,12 +2,13 @@
 # setup.sh [PART...] — installs what pqc-bench needs on Debian 12, idempotently, into a cache
 # outside the checkout. Parts (none named: all three):
 #   core   what building and running the tool needs: Debian's compilers and libraries,
-#          OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand) and the HTML report's
-#          chart libraries — what ./scripts/quick.sh asks for
+#          OpenSSL 3.5 LTS and the HTML report's chart libraries — what ./scripts/quick.sh
+#          asks for
+#   fips   OpenSSL's FIPS provider (loadable on demand: `providers = ["fips", "base"]`)
 #   peers  nginx 1.26 and HAProxy 3.0 against that OpenSSL (`--set target=nginx|haproxy`)
-#   tests  what test.sh's stages use besides: GoogleTest, Google Benchmark, clang (fuzzing),
-#          h2load (nghttp2 1.64), Slurm and munge, Debian's Chromium, Node.js and the
-#          browser driver's npm packages
+#   tests  all of the above, and what test.sh's stages use besides: GoogleTest, Google
+#          Benchmark, clang (fuzzing), h2load (nghttp2 1.64), Slurm and munge, Debian's
+#          Chromium, Node.js and the browser driver's npm packages
 # setup.sh --packages PART... prints the Debian packages of those parts and exits.
 # A second run only checks stamps (seconds). Root is needed only to install Debian packages:
 # as another user, missing packages are installed through sudo when it is there, and
@@ -52,15 +53,15 @@ if [ "${1:-}" = --packages ]; then
   list_only=1
   shift
 fi
-want_core="" want_peers="" want_tests=""
-(($#)) || set -- core peers tests
+want_fips="" want_peers="" want_tests=""
+(($#)) || set -- all
 for part in "$@"; do
   case $part in
-    core) want_core=1 ;;
-    peers) want_core=1 want_peers=1 ;;
-    tests) want_core=1 want_peers=1 want_tests=1 ;;  # the tests drive nginx and HAProxy too
-    all) want_core=1 want_peers=1 want_tests=1 ;;
-    *) die "unknown part '$part' (valid: core, peers, tests, all; none named: all)" ;;
+    core) ;;
+    fips) want_fips=1 ;;
+    peers) want_peers=1 ;;
+    tests | all) want_fips=1 want_peers=1 want_tests=1 ;;  # the tests drive all of them
+    *) die "unknown part '$part' (valid: core, fips, peers, tests, all; none named: all)" ;;
   esac
 done
 PACKAGES=("${CORE_PACKAGES[@]}")
@@ -109,6 +110,7 @@ fi
 
 # ---- OpenSSL: the default 3.5 LTS, or the variant PQC_OPENSSL names ---------------------
 resolve_openssl
+[ -n "$want_fips" ] && build_fips_provider "$OSSL" "$OVER"
 
 find_built() { # newest complete build in the cache matching a glob
   local d

@@ -15,7 +15,10 @@ scenarios in a table that is easy to forget when a scenario is added. So this te
     comment line) is the beginning of a Markdown heading of that file (case-sensitive); any
     mention of DESIGN.md is a failure (this file excepted);
 (b) README.md's table whose first column is `scenario` has a row for every scenarios/*.toml
-    but quick.toml, and each of its rows names an existing scenarios/<stem>.toml.
+    but quick.toml, and each of its rows names an existing scenarios/<stem>.toml;
+(c) README.md is a newcomer's page of at most 150 lines, its images exist, and it has no
+    unfilled placeholder (a word in capitals with an underscore, where a measured time or an
+    excerpt of real output belongs).
 
 Prints one line per failure, then "N passed, M failed"; exits 1 if anything failed.
 Standard library only.
@@ -176,6 +179,29 @@ def check_scenario_table(root, fail):
     return checked
 
 
+README_MAX_LINES = 150
+
+
+def check_readme_page(root, fail):
+    """(c): returns the number of checks made."""
+    text = read_text(os.path.join(root, "README.md")) or ""
+    lines = text.splitlines()
+    if len(lines) > README_MAX_LINES:
+        fail(f"README.md: {len(lines)} lines, more than {README_MAX_LINES}: move the reference "
+             "into docs/ and link it from the table of where to read on")
+    checked = 1
+    for image in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", text):
+        checked += 1
+        if not os.path.isfile(os.path.join(root, image)):
+            fail(f"README.md: the image {image} does not exist")
+    for n, line in enumerate(lines, 1):
+        checked += 1
+        for word in re.findall(r"\b[A-Z]{3,}_[A-Z_]{3,}\b", line):
+            if not word.startswith(("PQC_", "CCACHE_", "OPENSSL_")):
+                fail(f"README.md:{n}: unfilled placeholder {word}")
+    return checked
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.splitlines()[0], file=sys.stderr)
@@ -187,7 +213,8 @@ def main():
         failures.append(message)
         print(message)
 
-    checked = check_refs(root, fail) + check_scenario_table(root, fail)
+    checked = (check_refs(root, fail) + check_scenario_table(root, fail) +
+               check_readme_page(root, fail))
     print(f"{checked - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

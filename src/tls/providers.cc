@@ -116,7 +116,8 @@ Result<std::string> FipsModuleConfig(const ProviderSpec& spec) {
   return MakeError(ErrorKind::kConfig,
                    fmt::format("provider 'fips': no fipsmodule.cnf in {} (the FIPS module needs "
                                "the configuration `openssl fipsinstall -module {}/fips.so -out "
-                               "DIR/fipsmodule.cnf` writes; scripts/setup.sh installs it)",
+                               "DIR/fipsmodule.cnf` writes; `./scripts/setup.sh fips` builds "
+                               "and installs both for the set-up's OpenSSL, once)",
                                fmt::join(dirs, " or "), ModulesDir(spec)));
 }
 

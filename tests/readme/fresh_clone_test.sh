@@ -1,53 +1,118 @@
 #!/usr/bin/env bash
-# fresh_clone_test.sh CHECKOUT_ROOT — the README's main command's cheap path as a new user
-# meets it: a fresh clone of the checkout's HEAD in a temporary directory (never the
-# developer's own tree, whose build/ and results/ would hide a missing step), the set-up
-# cache as it is (warm), then `./scripts/quick.sh` with the documented short flags. It must
-# exit 0 (or 1 with only the tool's own busy-host checks as reasons, twice) and leave
-# results/<time>-quick/report.html in the clone.
+# fresh_clone_test.sh CHECKOUT_ROOT — the README's main command as a new user meets it: a fresh
+# clone of the checkout's HEAD in a temporary directory (never the developer's own tree, whose
+# build/ and results/ would hide a missing step) and a set-up cache of its own, then
+# `./scripts/quick.sh` with the documented short flags, twice:
+#   1. as root, in a new cache seeded only with the warm cache's OpenSSL build (compiling it
+#      takes 7 minutes; its recipe is the set-up's, and its cache key is kept). The set-up must
+#      fetch the chart libraries and build the tool, and nothing else: no nginx, HAProxy or
+#      h2load, no npm packages — and the Debian packages it would install (`setup.sh --packages
+#      core`) must hold none of the tests' (Chromium, Slurm, clang, GoogleTest, Node.js, ...).
+#   2. as an ordinary user (nobody), the clone and the cache handed over to it: a warm cache
+#      needs no root (no sudo either: nobody has none).
+# Each run must exit 0 (or 1 with only the tool's own busy-host checks as reasons, twice) and
+# leave results/<time>-quick/report.html in the clone.
 set -euo pipefail
 root=$(cd "${1:-.}" && pwd)
+warm="${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pqc-fresh-clone.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone --quiet "$root" "$tmp/pqc-bench"
 cd "$tmp/pqc-bench"
-start=$SECONDS
-# only_saturation: quick.sh exited 1 and every invalid trial's reasons are the tool's own
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# The tests' packages and the peers: none may be part of what quick.sh sets up.
+TEST_ONLY=(chromium slurm-wlm munge clang libgtest-dev libgmock-dev libbenchmark-dev nodejs npm
+  libev-dev liblua5.4-dev python3-jsonschema)
+core_packages=$(./scripts/setup.sh --packages core)
+for p in "${TEST_ONLY[@]}"; do
+  grep -qxF "$p" <<<"$core_packages" && fail "setup.sh core would install $p, which only the tests use"
+done
+all_packages=$(./scripts/setup.sh --packages)
+for p in chromium slurm-wlm libgtest-dev; do
+  grep -qxF "$p" <<<"$all_packages" || fail "setup.sh (all parts) does not install $p"
+done
+
+# The new cache: the warm cache's OpenSSL only (hard links: nothing is copied or rebuilt).
+. "$warm/env.sh"
+cache="$tmp/cache"
+mkdir -p "$cache"
+cp -al "$PQC_OPENSSL_ROOT" "$cache/"
+# The compiler cache stays the warm one for the root run (the tool's objects, not a set-up
+# product); the ordinary user's run needs none (its build tree is up to date).
+warm_ccache="$warm/ccache"
+
+# only_saturation LOG: quick.sh exited 1 and every invalid trial's reasons are the tool's own
 # checks of its apparatus on a busy host (the load generator's schedule, the link's packet
 # release), as readme_test.py judges its steps: once more after a pause, and twice is
 # reported, not failed (no valid timing exists on a host whose vCPUs stall for milliseconds).
 only_saturation() {
   local reasons
-  reasons=$(grep -o -- '— INVALID: .*' "$tmp/quick.log" | sed 's/^— INVALID: //' | tr ';' '\n' |
+  reasons=$(grep -o -- '— INVALID: .*' "$1" | sed 's/^— INVALID: //' | tr ';' '\n' |
     sed 's/^ *//' | grep -v '^$' || true)
   [ -n "$reasons" ] && ! grep -v -e 'load generator saturated' -e 'emulated link late' <<<"$reasons" >/dev/null
 }
-saturated=""
-for attempt in 1 2; do
-  rc=0
-  ./scripts/quick.sh --set duration=1s --set warmup=1s --trials 1 >"$tmp/quick.log" 2>&1 || rc=$?
-  [ "$rc" -eq 0 ] && break
-  if [ "$rc" -eq 1 ] && only_saturation; then
-    if [ "$attempt" -eq 2 ]; then
-      saturated=" (SATURATED twice: the tool's own check on a busy host; not failed)"
-      break
+
+# quick LABEL COMMAND-PREFIX... — quick.sh with the short flags, checked; its log in $tmp.
+quick() {
+  local label=$1 log="$tmp/$1.log" rc saturated="" start=$SECONDS
+  shift
+  for attempt in 1 2; do
+    rc=0
+    "$@" ./scripts/quick.sh --set duration=1s --set warmup=1s --trials 1 >"$log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] && break
+    if [ "$rc" -eq 1 ] && only_saturation "$log"; then
+      if [ "$attempt" -eq 2 ]; then
+        saturated=" (SATURATED twice: the tool's own check on a busy host; not failed)"
+        break
+      fi
+      echo "$label: the load generator was saturated (a busy host): once more in 20 s"
+      rm -rf results
+      sleep 20
+      continue
     fi
-    echo "the load generator was saturated (a busy host): once more in 20 s"
-    rm -rf results
-    sleep 20
-    continue
+    tail -n 60 "$log"
+    fail "$label: ./scripts/quick.sh exited $rc in a fresh clone"
+    return
+  done
+  local reports=(results/*-quick/report.html)
+  if [ ! -s "${reports[0]}" ]; then
+    tail -n 30 "$log"
+    fail "$label: no results/<time>-quick/report.html in the fresh clone"
+    return
   fi
-  tail -n 60 "$tmp/quick.log"
-  echo "FAIL: ./scripts/quick.sh exited $rc in a fresh clone"
-  echo "0 passed, 1 failed"
-  exit 1
-done
-reports=(results/*-quick/report.html)
-if [ ! -s "${reports[0]}" ]; then
-  tail -n 30 "$tmp/quick.log"
-  echo "FAIL: no results/<time>-quick/report.html in the fresh clone"
+  echo "$label: ./scripts/quick.sh exit $rc in $((SECONDS - start)) s, ${reports[0]} ($(stat -c %s "${reports[0]}") bytes)$saturated"
+  rm -rf results
+}
+
+# 1. As root, into the new cache.
+quick "first run (root, new cache)" env PQC_BENCH_CACHE="$cache" CCACHE_DIR="$warm_ccache"
+built=$(cd "$cache" && ls -d nginx-* haproxy-* nghttp2-* web-* 2>/dev/null || true)
+[ -z "$built" ] && echo "the set-up built or installed no peer and no npm package" ||
+  fail "quick.sh's set-up built what only the tests or peers need: $built"
+ls "$cache"/charts-*/node_modules/vega/build/vega.min.js >/dev/null 2>&1 ||
+  fail "quick.sh's set-up fetched no chart libraries into the cache"
+[ -z "$(ls -A "$cache"/peers-* 2>/dev/null)" ] || fail "quick.sh's set-up linked peers: $(ls "$cache"/peers-*)"
+grep -q 'installing Debian packages' "$tmp/first run (root, new cache).log" &&
+  fail "quick.sh installed Debian packages on a machine that has the core ones"
+
+# 2. As nobody: the clone and the cache are its now, HOME a directory of its own.
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/home"
+  chown -R nobody:nogroup "$tmp"
+  quick "second run (nobody, warm cache)" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    env -i PATH="$PATH" HOME="$tmp/home" PQC_BENCH_CACHE="$cache" LANG=C.UTF-8
+  log="$tmp/second run (nobody, warm cache).log"
+  grep -qiE 'must run as root|needs root|sudo' "$log" && fail "the warm run as nobody asked for root"
+else
+  echo "second run as another user: skipped (the test runs as that user already)"
+fi
+if [ "$failures" -ne 0 ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-echo "fresh clone: ./scripts/quick.sh exit $rc in $((SECONDS - start)) s, ${reports[0]} ($(stat -c %s "${reports[0]}") bytes)$saturated"
 echo "1 passed, 0 failed"

@@ -34,7 +34,8 @@ import time
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
 # The pages a user reads and types from; docs/development.md is the developers' (its commands
 # are the stages of test.sh itself).
-PAGES = ["README.md", "docs/cli.md", "docs/scenarios.md", "docs/link.md", "docs/methodology.md"]
+PAGES = ["README.md", "docs/guide.md", "docs/cli.md", "docs/scenarios.md", "docs/link.md",
+         "docs/methodology.md"]
 SHORT_RUN = "--set duration=1s --set warmup=1s --trials 1"
 # 01-fresh-handshake's arms: two groups × its A/A control (two identical copies of each).
 FRESH_ARMS = 4
