@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# build.sh [--core] [release|asan|tsan|fuzz] [TARGET...] — configures and builds pqc-bench
-# against the cached OpenSSL 3.5 (runs setup.sh first, which is a few seconds once everything
-# is cached). --core: set up only what the tool needs (setup.sh core: no peers, no test
-# packages; the tests are built only if GoogleTest happens to be installed) — quick.sh's.
+# build.sh [--core | --setup PART,...] [release|asan|tsan|fuzz] [TARGET...] — configures and
+# builds pqc-bench against the cached OpenSSL 3.5 (runs setup.sh first, which is a few seconds
+# once everything is cached; by default all of its parts, which the tests need). --setup: only
+# those parts of setup.sh (e.g. core,fips,peers for an image that runs studies); --core is
+# --setup core, what the tool alone needs (quick.sh's). Without the tests part, the tests are
+# built only if GoogleTest and Google Benchmark happen to be installed.
 # Build trees: build/ (release), build-asan/ (AddressSanitizer + UBSan, Debug), build-tsan/
 # (ThreadSanitizer, gcc, RelWithDebInfo: only the binary and the tests that run threads, which
 # is what test.sh's TSan stage runs) and build-fuzz/ (clang, the libFuzzer targets of fuzz/
@@ -15,10 +17,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 setup_parts=()  # setup.sh's default: everything
 tests=ON
-if [ "${1:-}" = --core ]; then
-  setup_parts=(core)
+case "${1:-}" in
+  --core) setup_parts=(core); shift ;;
+  --setup)
+    [ -n "${2:-}" ] || { echo "build.sh: --setup needs parts, e.g. --setup core,peers" >&2; exit 2; }
+    IFS=, read -r -a setup_parts <<<"$2"
+    shift 2 ;;
+esac
+if ((${#setup_parts[@]})); then
   tests=AUTO
-  shift
+  for part in "${setup_parts[@]}"; do
+    [ "$part" = tests ] || [ "$part" = all ] && tests=ON
+  done
 fi
 kind=${1:-release}
 shift $(($# > 0 ? 1 : 0))
