@@ -16,6 +16,8 @@ scenarios in a table that is easy to forget when a scenario is added. So this te
     mention of DESIGN.md is a failure (this file excepted);
 (b) README.md's table whose first column is `scenario` has a row for every scenarios/*.toml
     but quick.toml, and each of its rows names an existing scenarios/<stem>.toml;
+(d) docs/development.md's "Dependencies and licences" names every source package the set-up
+    builds (each `fetch_upstream PKG` in scripts/) and every npm package of web/package.json;
 (c) README.md is a newcomer's page of at most 150 lines, its images exist, and it has no
     unfilled placeholder (a word in capitals with an underscore, where a measured time or an
     excerpt of real output belongs).
@@ -202,6 +204,37 @@ def check_readme_page(root, fail):
     return checked
 
 
+def check_licences(root, fail):
+    """(d): returns the number of checks made."""
+    dev = read_text(os.path.join(root, "docs", "development.md")) or ""
+    m = re.search(r"^## Dependencies and licences\n(.*?)(?=^## |\Z)", dev, flags=re.S | re.M)
+    if not m:
+        fail("docs/development.md: no section '## Dependencies and licences'")
+        return 1
+    section = m.group(1).lower()
+    built = set()
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "scripts")):
+        for name in filenames:
+            text = read_text(os.path.join(dirpath, name)) or ""
+            built.update(re.findall(r"\bfetch_upstream\s+([a-z0-9][a-z0-9.+-]*)\b", text))
+    import json
+    try:
+        with open(os.path.join(root, "web", "package.json")) as f:
+            npm = set(json.load(f).get("dependencies", {}))
+    except (OSError, ValueError):
+        npm = set()
+        fail("web/package.json: missing or not JSON")
+    if not built:
+        fail("scripts/: no `fetch_upstream PKG` found (the set-up's source packages)")
+    checked = 0
+    for pkg in sorted(built | npm):
+        checked += 1
+        if pkg.lower() not in section:
+            fail(f"docs/development.md: 'Dependencies and licences' does not name {pkg}, "
+                 f"which {'the set-up builds' if pkg in built else 'web/package.json pins'}")
+    return checked
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.splitlines()[0], file=sys.stderr)
@@ -214,7 +247,7 @@ def main():
         print(message)
 
     checked = (check_refs(root, fail) + check_scenario_table(root, fail) +
-               check_readme_page(root, fail))
+               check_readme_page(root, fail) + check_licences(root, fail))
     print(f"{checked - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
