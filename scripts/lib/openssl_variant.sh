@@ -165,7 +165,9 @@ build_openssl() {
     log "OpenSSL $4: Configure refused enable-fips ($(tail -n 1 "$build/configure-fips.log")); \
 building it without the FIPS provider"
   fi
-  make -C "$build" -j"$(nproc)" build_libs build_programs >"$build/make.log" 2>&1 ||
+  # One goal per make: each of OpenSSL's build_* goals first reruns `make depend`, which two
+  # goals in parallel would race on. build_programs builds the libraries it links.
+  make -C "$build" -j"$(nproc)" build_programs >"$build/make.log" 2>&1 ||
     build_failed "$build" make "$4"
   make -C "$build" install_dev install_runtime install_ssldirs >"$build/install.log" 2>&1 ||
     build_failed "$build" install "$4"

@@ -99,6 +99,16 @@ ls "$cache"/charts-*/node_modules/vega/build/vega.min.js >/dev/null 2>&1 ||
 [ -z "$(ls -A "$cache"/peers-* 2>/dev/null)" ] || fail "quick.sh's set-up linked peers: $(ls "$cache"/peers-*)"
 grep -q 'installing Debian packages' "$tmp/first run (root, new cache).log" &&
   fail "quick.sh installed Debian packages on a machine that has the core ones"
+# A peer wanted before it is built: exit 2, naming the one command that builds it.
+rc=0
+out=$(env -u PQC_NGINX build/src/pqc-bench run scenarios/01-fresh-handshake.toml \
+  --set target=nginx --trials 1 2>&1) || rc=$?
+if [ "$rc" -ne 2 ] || ! grep -qF './scripts/setup.sh peers' <<<"$out"; then
+  fail "run --set target=nginx without nginx: exit $rc, expected 2 naming ./scripts/setup.sh peers: $out"
+else
+  echo "run --set target=nginx without nginx: exit 2, names ./scripts/setup.sh peers"
+fi
+rm -rf results
 
 # 2. As nobody: the clone and the cache are its now, HOME a directory of its own.
 if [ "$(id -u)" = 0 ]; then

@@ -32,14 +32,24 @@ import sys
 import time
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
-# The pages a user reads and types from; docs/development.md is the developers' (its commands
-# are the stages of test.sh itself).
+# The pages a user (or a developer: docs/development.md) reads and types from.
 PAGES = ["README.md", "docs/guide.md", "docs/cli.md", "docs/scenarios.md", "docs/link.md",
-         "docs/methodology.md"]
+         "docs/methodology.md", "docs/development.md"]
 SHORT_RUN = "--set duration=1s --set warmup=1s --trials 1"
 # 01-fresh-handshake's arms: two groups × its A/A control (two identical copies of each).
 FRESH_ARMS = 4
 PORT = 8443
+
+
+def fuzz_targets():
+    """fuzz/CMakeLists.txt's PQC_FUZZ_TARGETS: the rows of fuzz_run.sh's table."""
+    with open(os.path.join(ROOT, "fuzz", "CMakeLists.txt")) as f:
+        m = re.search(r"set\(PQC_FUZZ_TARGETS([^)]*)\)", f.read())
+    assert m, "fuzz/CMakeLists.txt sets no PQC_FUZZ_TARGETS"
+    return tuple(m.group(1).split())
+
+
+FUZZ_TARGETS = fuzz_targets()
 
 
 def readme_commands(text):
@@ -332,6 +342,21 @@ def main():
         assert "by client site" in out, out[-3000:]
         arms_ok(s, 4)
 
+    def fuzz_table(out, before):
+        # fuzz_run.sh's table: a header, then one line per target with its crashes (0).
+        rows = [ln.split() for ln in out.splitlines()
+                if ln.split() and ln.split()[0] in FUZZ_TARGETS]
+        assert {r[0] for r in rows} == set(FUZZ_TARGETS), f"targets run: {[r[0] for r in rows]}"
+        assert all(r[-1] == "0" for r in rows), f"crashes: {rows}"
+
+    def fuzz_one(out, before):
+        assert "Done " in out and "runs in" in out, f"libFuzzer did not finish: {out[-500:]}"
+        assert os.listdir("/tmp/pqc-corpus"), "the target wrote nothing to /tmp/pqc-corpus"
+
+    def fuzz_replay(out, before):
+        seeds = os.listdir(os.path.join(ROOT, "fuzz", "corpus", "scenario"))
+        assert f"{len(seeds)} inputs replayed" in out, f"{len(seeds)} seeds: {out[-300:]}"
+
     def external(out, before):
         d = runs.new_since(before, "02-resumption")
         s = summary_of(d)
@@ -398,6 +423,17 @@ def main():
          False, 600, openssl_versions),
         ("build/src/pqc-bench probe --provider fips --provider base --property-query fips=yes",
          "verbatim:0", False, False, 120, fips_probe),
+        # docs/development.md: fuzzing, shortened by each command's own duration argument.
+        ("scripts/build.sh fuzz && scripts/fuzz_run.sh build-fuzz 60",
+         "shorten:build-fuzz 60:build-fuzz 1", False, False, 1500, fuzz_table),
+        ("bench/fuzz_long.sh 600", "shorten:600:1", False, False, 600, fuzz_table),
+        ("mkdir -p /tmp/pqc-corpus && build-fuzz/fuzz/scenario_fuzz /tmp/pqc-corpus "
+         "fuzz/corpus/scenario -dict=fuzz/dict/scenario.dict -max_total_time=60",
+         "rm -rf /tmp/pqc-corpus && mkdir -p /tmp/pqc-corpus && build-fuzz/fuzz/scenario_fuzz "
+         "/tmp/pqc-corpus fuzz/corpus/scenario -dict=fuzz/dict/scenario.dict "
+         "-max_total_time=2", False, False, 60, fuzz_one),
+        ("build/fuzz/scenario_replay fuzz/corpus/scenario", "verbatim:0", False, False, 60,
+         fuzz_replay),
         (f"build/src/pqc-bench run scenarios/02-resumption.toml --only network=loopback --target 127.0.0.1:8443 --ca {ca}",
          f"build/src/pqc-bench run scenarios/02-resumption.toml --only network=loopback --target 127.0.0.1:8443 --ca {ca} "
          f"{SHORT_RUN}", False, False, 180, external),
