@@ -2,7 +2,7 @@
 # build.sh [--core | --setup PART,...] [release|asan|tsan|fuzz] [TARGET...] — configures and
 # builds pqc-bench against the cached OpenSSL 3.5 (runs setup.sh first, which is a few seconds
 # once everything is cached; by default all of its parts, which the tests need). --setup: only
-# those parts of setup.sh (e.g. core,fips,peers for an image that runs studies); --core is
+# those parts of setup.sh (e.g. core,peers for an image that runs studies); --core is
 # --setup core, what the tool alone needs (quick.sh's). Without the tests part, the tests are
 # built only if GoogleTest and Google Benchmark happen to be installed.
 # Build trees: build/ (release), build-asan/ (AddressSanitizer + UBSan, Debug), build-tsan/

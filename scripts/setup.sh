@@ -2,9 +2,8 @@
 # setup.sh [PART...] — installs what pqc-bench needs on Debian 12, idempotently, into a cache
 # outside the checkout. Parts (none named: all three):
 #   core   what building and running the tool needs: Debian's compilers and libraries,
-#          OpenSSL 3.5 LTS and the HTML report's chart libraries — what ./scripts/quick.sh
-#          asks for
-#   fips   OpenSSL's FIPS provider (loadable on demand: `providers = ["fips", "base"]`)
+#          OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand) and the HTML report's
+#          chart libraries — what ./scripts/quick.sh asks for
 #   peers  nginx 1.26 and HAProxy 3.0 against that OpenSSL (`--set target=nginx|haproxy`)
 #   tests  all of the above, and what test.sh's stages use besides: GoogleTest, Google
 #          Benchmark, clang (fuzzing), h2load (nghttp2 1.64), Slurm and munge, Debian's
@@ -53,15 +52,14 @@ if [ "${1:-}" = --packages ]; then
   list_only=1
   shift
 fi
-want_fips="" want_peers="" want_tests=""
+want_peers="" want_tests=""
 (($#)) || set -- all
 for part in "$@"; do
   case $part in
     core) ;;
-    fips) want_fips=1 ;;
     peers) want_peers=1 ;;
-    tests | all) want_fips=1 want_peers=1 want_tests=1 ;;  # the tests drive all of them
-    *) die "unknown part '$part' (valid: core, fips, peers, tests, all; none named: all)" ;;
+    tests | all) want_peers=1 want_tests=1 ;;  # the tests drive nginx and HAProxy too
+    *) die "unknown part '$part' (valid: core, peers, tests, all; none named: all)" ;;
   esac
 done
 PACKAGES=("${CORE_PACKAGES[@]}")
@@ -110,7 +108,6 @@ fi
 
 # ---- OpenSSL: the default 3.5 LTS, or the variant PQC_OPENSSL names ---------------------
 resolve_openssl
-[ -n "$want_fips" ] && build_fips_provider "$OSSL" "$OVER"
 
 find_built() { # newest complete build in the cache matching a glob
   local d

@@ -11,9 +11,8 @@
 # (env-openssl-LABEL.sh) and build.sh's build directories (build-openssl-LABEL/).
 # Every cached build is keyed by version, source state, flags and OPENSSL_RECIPE, so that no
 # two variants ever share a directory and a build made by an older recipe is never taken.
-# Every build is configured with OpenSSL's FIPS provider (enable-fips); the provider itself is
-# built on demand (setup.sh fips, or tests): fips.so and fipsmodule.cnf installed, known to
-# openssl.cnf but not activated, so that a program can load it with
+# Every build includes OpenSSL's FIPS provider (enable-fips; fips.so and fipsmodule.cnf
+# installed, known to openssl.cnf but not activated), so that a program can load it with
 # OSSL_PROVIDER_load(NULL, "fips") while everything else keeps using the default provider.
 # Needs: CACHE, log, die, and debian_sources.sh.
 
@@ -139,19 +138,19 @@ copy_tree() {
   fi
 }
 
-# build_openssl tarball|tree SOURCE DEST WHAT — configure, build and install into DEST the
-# libraries and the openssl program; with the FIPS provider configured (unless
-# PQC_OPENSSL_FLAGS says no-fips) but not yet built: its module compiles every algorithm a
-# second time (half of OpenSSL's 14 CPU minutes), and only FIPS studies and the tests load it.
-# The configured build directory is kept for build_fips_provider. A source tree whose
-# Configure refuses enable-fips is configured again without it and built with no FIPS
-# provider, as the set-up logs: the tree is what is being measured, FIPS is an extra. A
-# release must configure it. The build directory is kept on failure, for its logs.
+# build_openssl tarball|tree SOURCE DEST WHAT — configure, build and install into DEST, with
+# the FIPS provider (unless PQC_OPENSSL_FLAGS says no-fips); the build directory is kept on
+# failure, for its logs. A source tree whose Configure refuses enable-fips (a tree that
+# removed or broke it) is configured again without it and built with no FIPS provider, as
+# the set-up logs: the tree is what is being measured, FIPS is an extra. A release must
+# build it.
 build_openssl() {
   local build="$CACHE/build/${3##*/}" fips=enable-fips flag
   for flag in "${FLAG_ARGS[@]}"; do [ "$flag" = no-fips ] && fips=""; done
   rm -rf "$build" "$3"; mkdir -p "$build"
-  log "building OpenSSL $4 (3.5 minutes on 2 idle cores, 7 on busy ones; cached afterwards)"
+  # Measured on 2 idle cores: 5 minutes (a build split in two, the FIPS provider's modules
+  # apart, took 291 s + 22 s: not worth a second step for the main command).
+  log "building OpenSSL $4 (5 minutes on 2 idle cores, 10 on busy ones; cached afterwards)"
   local started=$SECONDS
   case $1 in
     tarball) tar -xf "$2" -C "$build" --strip-components=1 ;;
@@ -165,41 +164,13 @@ build_openssl() {
     log "OpenSSL $4: Configure refused enable-fips ($(tail -n 1 "$build/configure-fips.log")); \
 building it without the FIPS provider"
   fi
-  # One goal per make: each of OpenSSL's build_* goals first reruns `make depend`, which two
-  # goals in parallel would race on. build_programs builds the libraries it links.
-  make -C "$build" -j"$(nproc)" build_programs >"$build/make.log" 2>&1 ||
-    build_failed "$build" make "$4"
-  make -C "$build" install_dev install_runtime install_ssldirs >"$build/install.log" 2>&1 ||
+  make -C "$build" -j"$(nproc)" >"$build/make.log" 2>&1 || build_failed "$build" make "$4"
+  make -C "$build" install_sw install_ssldirs ${fips:+install_fips} >"$build/install.log" 2>&1 ||
     build_failed "$build" install "$4"
-  if [ -n "$fips" ]; then
-    touch "$build/.fips-pending"
-  else
-    rm -rf "$build"
-  fi
+  [ -z "$fips" ] || fips_config "$3" "$4"
   touch "$3/.complete"
-  log "OpenSSL $4 built in $((SECONDS - started)) s"
-}
-
-# build_fips_provider PREFIX WHAT — the second half of build_openssl: OpenSSL's modules (the
-# FIPS provider, legacy) from the kept build directory, installed and made loadable on demand
-# (fips_config). Nothing when the provider is installed already or the build has none.
-build_fips_provider() {
-  local build="$CACHE/build/${1##*/}" mods
-  mods=$("$1/bin/openssl" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
-  [ -f "$mods/fips.so" ] && return 0
-  if [ ! -f "$build/.fips-pending" ]; then
-    log "OpenSSL $2 at $1 has no FIPS provider (built without one)"
-    return 0
-  fi
-  log "building OpenSSL $2's FIPS provider (3.5 minutes on 2 idle cores; cached afterwards)"
-  local started=$SECONDS
-  make -C "$build" -j"$(nproc)" build_modules >"$build/make-modules.log" 2>&1 ||
-    build_failed "$build" make-modules "$2"
-  make -C "$build" install_modules install_fips >"$build/install-fips.log" 2>&1 ||
-    build_failed "$build" install-fips "$2"
-  fips_config "$1" "$2"
   rm -rf "$build"
-  log "OpenSSL $2's FIPS provider built in $((SECONDS - started)) s"
+  log "OpenSSL $4 built in $((SECONDS - started)) s"
 }
 
 # build_failed BUILD STEP WHAT — the step's log's last lines, then which variant failed where.

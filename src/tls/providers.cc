@@ -116,8 +116,7 @@ Result<std::string> FipsModuleConfig(const ProviderSpec& spec) {
   return MakeError(ErrorKind::kConfig,
                    fmt::format("provider 'fips': no fipsmodule.cnf in {} (the FIPS module needs "
                                "the configuration `openssl fipsinstall -module {}/fips.so -out "
-                               "DIR/fipsmodule.cnf` writes; `./scripts/setup.sh fips` builds "
-                               "and installs both for the set-up's OpenSSL, once)",
+                               "DIR/fipsmodule.cnf` writes; scripts/setup.sh installs it)",
                                fmt::join(dirs, " or "), ModulesDir(spec)));
 }
 
