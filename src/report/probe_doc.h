@@ -1,7 +1,7 @@
 // probe_doc — `pqc-bench probe --json` as a typed record: one struct, one writer, one reader,
 // so that a document written by any build (another OpenSSL, another machine, last month's)
 // is read back into the types a probe comparison works on, and nothing downstream indexes
-// raw JSON. The document's keys are listed in docs/cli.md ("The probe document").
+// raw JSON. The document's keys are listed in docs/cli.md, "Comparing OpenSSL builds".
 #pragma once
 
 #include <nlohmann/json.hpp>
