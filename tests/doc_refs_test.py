@@ -40,7 +40,7 @@ BREAK = r"\n[ \t]*(?:(?://+|#+|\*|;+)[ \t]*)?"
 # docs/<name>.md, then optionally a quoted heading after ", " or a blank (possibly wrapped onto
 # the next comment line, also inside the quotes).
 REF_RE = re.compile(r"(?<![\w./-])docs/([\w.-]+\.md)"
-                    r"(?:(?:,?[ \t]*" + BREAK + r"|,[ \t]*|[ \t]+)"
+                    r"(?:(?:,?[ \t]*" + BREAK + r"|,[ \t]*|[ \t]+\(?)"
                     r"\"((?:[^\"\n]|" + BREAK + r")+)\")?")
 # An ATX heading: its text without the optional closing run of '#'.
 HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
