@@ -186,38 +186,61 @@ double Compare(const Side& s_time, const Side& ours, const char* where) {
   return ratio;
 }
 
-TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
-  Arm arm;
-  ASSERT_NO_FATAL_FAILURE(StartArm(arm, nullptr));
+// LoopbackRatio: interleaved rounds of s_time (short and long, for its slope) and our load on
+// one arm; our cycle per connection over s_time's, or nullopt after a fatal failure.
+std::optional<double> LoopbackRatio(Arm& arm, int attempt) {
   Side s_short, s_long, ours;
   for (int round = 0; round < kRounds; ++round) {
-    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kShortSeconds, s_short));
-    ASSERT_NO_FATAL_FAILURE(LoadRound(arm, kLoadSeconds, ours));
-    ASSERT_NO_FATAL_FAILURE(STimeRound(arm, kLongSeconds, s_long));
+    STimeRound(arm, kShortSeconds, s_short);
+    if (::testing::Test::HasFatalFailure()) return std::nullopt;
+    LoadRound(arm, kLoadSeconds, ours);
+    if (::testing::Test::HasFatalFailure()) return std::nullopt;
+    STimeRound(arm, kLongSeconds, s_long);
+    if (::testing::Test::HasFatalFailure()) return std::nullopt;
   }
-  StopArm(arm);
-  ASSERT_GT(s_long.connections, s_short.connections);
-  ASSERT_GT(ours.connections, 0u);
+  EXPECT_GT(s_long.connections, s_short.connections);
+  EXPECT_GT(ours.connections, 0u);
+  if (s_long.connections <= s_short.connections || ours.connections == 0) return std::nullopt;
   const double s_time_us = (s_long.seconds - s_short.seconds) * 1e6 /
                            static_cast<double>(s_long.connections - s_short.connections);
   const double cycle_us = ours.span_seconds * 1e6 / static_cast<double>(ours.connections);
   const double ratio = cycle_us / s_time_us;
-  std::cout << "loopback: s_time " << s_time_us << " us per connection (slope, "
-            << s_long.connections + s_short.connections << " connections); load cycle " << cycle_us
-            << " us, per connection " << ours.mean_us() << " us (" << ours.connections
-            << "); cycle/s_time = " << ratio << "\n";
-  ::testing::Test::RecordProperty("s_time_us", std::to_string(s_time_us));
-  ::testing::Test::RecordProperty("load_cycle_us", std::to_string(cycle_us));
-  ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
+  std::cout << "loopback, attempt " << attempt << ": s_time " << s_time_us
+            << " us per connection (slope, " << s_long.connections + s_short.connections
+            << " connections); load cycle " << cycle_us << " us, per connection " << ours.mean_us()
+            << " us (" << ours.connections << "); cycle/s_time = " << ratio << "\n";
+  ::testing::Test::RecordProperty("s_time_us_" + std::to_string(attempt),
+                                  std::to_string(s_time_us));
+  ::testing::Test::RecordProperty("load_cycle_us_" + std::to_string(attempt),
+                                  std::to_string(cycle_us));
   // Our own per-connection time never exceeds our cycle (it leaves out teardown).
   EXPECT_LE(ours.mean_us(), cycle_us * 1.001);
+  return ratio;
+}
+
+TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
+  Arm arm;
+  ASSERT_NO_FATAL_FAILURE(StartArm(arm, nullptr));
+  // A second measurement only when the first is out of range: a burst of other jobs on these
+  // two shared cores once put one measurement at 1.44 (CI, 2026-12-03) and the next three at
+  // ≤ 1.25. A wrong clock unit, a missed phase or a different handshake is out of range twice.
+  std::optional<double> ratio = LoopbackRatio(arm, 1);
+#if !defined(__SANITIZE_ADDRESS__)
+  if (ratio && (*ratio < kMinRatio || *ratio > kMaxRatio)) {
+    std::cout << "out of [" << kMinRatio << ", " << kMaxRatio << "]: measuring once more\n";
+    ratio = LoopbackRatio(arm, 2);
+  }
+#endif
+  StopArm(arm);
+  ASSERT_TRUE(ratio.has_value());
+  ::testing::Test::RecordProperty("ratio", std::to_string(*ratio));
 #if defined(__SANITIZE_ADDRESS__)
   // Our client is instrumented (several times slower), s_time is not: no timing comparison,
   // only that both sides ran the same arm (checked above).
-  GTEST_SKIP() << "timing not comparable in a sanitizer build (cycle/s_time " << ratio << ")";
+  GTEST_SKIP() << "timing not comparable in a sanitizer build (cycle/s_time " << *ratio << ")";
 #else
-  EXPECT_GE(ratio, kMinRatio);
-  EXPECT_LE(ratio, kMaxRatio);
+  EXPECT_GE(*ratio, kMinRatio);
+  EXPECT_LE(*ratio, kMaxRatio);
 #endif
 }
 

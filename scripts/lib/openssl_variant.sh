@@ -248,6 +248,9 @@ resolve_openssl() {
         OSSL="$CACHE/openssl-$up$FSUF$RSUF"
         build_openssl tarball "$tar" "$OSSL" "$up from $(suite_title "$suite")${FSUF:+ with ${FLAG_ARGS[*]}}"
       fi
+      # The real directory: a cache may link a build made elsewhere, and the compiler cache
+      # (ccache) hits only when the include path is the one it compiled with.
+      OSSL=$(readlink -f "$OSSL")
       LABEL=""
       [ "$KIND" = release ] && LABEL="$REQ$FSUF"
       ;;
