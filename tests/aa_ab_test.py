@@ -211,12 +211,8 @@ def part_aa(bench, tmp):
     # One run per side: the intervals are over each run's trials, so drift between the two runs
     # is not in them (the machine's state differs from run to run: measured 0 to 29 of 80 cells
     # flagged). The 5 % gates must still pass, and compare must say what its intervals leave out.
-    cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa-single.json",
-                       "handshake.p50 > +5%", "total.p50 > +5%")
-    failures += check_gates_pass("one run per side", cmp, doc)
-    if doc.get("replicate") != "trial":
-        failures.append(f"one run per side: replicate {doc.get('replicate')!r}, not 'trial'")
-    flagged, total, arms, f = count_cells("one run per side", doc)
+    cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[:2], [], tmp / "aa-single.json",
+                                                   "one run per side", "trial")
     failures += f
     log(f"A/A compare, one run per side: {flagged} of {total} cells detectable (drift between "
         "runs is not in these intervals; not judged)")
@@ -225,12 +221,9 @@ def part_aa(bench, tmp):
         failures.append("compare of one run per side does not say that drift between runs is "
                         "not in its intervals")
     # Runs as the replicates: two runs per side, so the variance between runs is in the interval.
-    cmp, doc = compare(bench, runs[0], runs[1], tmp / "aa-against.json",
-                       "handshake.p50 > +5%", "total.p50 > +5%", against=runs[2:])
-    failures += check_gates_pass("runs as replicates", cmp, doc)
-    if doc.get("replicate") != "run":
-        failures.append(f"runs as replicates: replicate {doc.get('replicate')!r}, not 'run'")
-    flagged, total, arms, f = count_cells("runs as replicates", doc)
+    cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[:2], runs[2:],
+                                                   tmp / "aa-against.json", "runs as replicates",
+                                                   "run")
     failures += f
     log(f"A/A compare, runs as replicates (1 2 --against 3 4): {flagged} of {total} cells "
         f"detectable ({arms} matched arms; limit {AA_MAX_DETECTABLE:.0%})")
@@ -243,6 +236,18 @@ def part_aa(bench, tmp):
         failures.append(f"{flagged} of {total} cells of identical runs are detectable with the "
                         f"runs as replicates (more than {AA_MAX_DETECTABLE:.0%})")
     return failures
+
+
+def aa_compare(bench, side_a, side_b, out_json, label, replicate):
+    """compare of identical runs with both 5 % gates: they must pass, over the replicate named.
+    Returns (process, document, detectable cells, cells, matched arms, failures)."""
+    cmp, doc = compare(bench, side_a[0], side_a[1], out_json, "handshake.p50 > +5%",
+                       "total.p50 > +5%", against=side_b)
+    failures = check_gates_pass(label, cmp, doc)
+    if doc.get("replicate") != replicate:
+        failures.append(f"{label}: replicate {doc.get('replicate')!r}, not {replicate!r}")
+    flagged, total, arms, f = count_cells(label, doc)
+    return cmp, doc, flagged, total, arms, failures + f
 
 
 def check_gates_pass(label, cmp, doc):
