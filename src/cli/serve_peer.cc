@@ -61,7 +61,7 @@ std::string MissingPeerHint(std::string_view server, std::string_view flag, std:
 #ifdef PQC_PEERS_COMMAND
   return fmt::format(
       "{} is not built on this machine yet: `{}` builds nginx and HAProxy against this "
-      "build's OpenSSL (about 4 minutes on 2 cores, once; as root only if it must install "
+      "build's OpenSSL (about 2 minutes on 2 cores, once; as root only if it must install "
       "Debian packages), or pass {} PATH or set {}",
       server, PQC_PEERS_COMMAND, flag, env);
 #else
