@@ -54,9 +54,13 @@ def check_groups(bench, h2load, work):
     return failures
 
 
-def check_cell(bench, h2load, rtt_ms, work, judge_timing):
+def check_cell(bench, h2load, rtt_ms, work, judge_timing, attempt=1):
+    """Interleaved rounds of both clients at one RTT. A timing beyond ±10 % is measured once
+    more (all rounds again) before it fails: a burst of other jobs on the two shared cores once
+    put a whole loopback cell at 0.87-0.89 (CI, 2026-12-03); a real difference in what the
+    clients time is beyond it both times."""
     args = hc.parse_args(["--rate", "20", "--rate-rtt", "10", "--seconds", "3"])
-    failures, cs = [], []
+    failures, cs, timing = [], [], []
     for rnd in range(1, ROUNDS[rtt_ms] + 1):
         c = hc.measure_cell(bench, h2load, rtt_ms, GROUP, args, work, f"{rtt_ms}")
         hc.print_round(rnd, rtt_ms, GROUP, c)
@@ -73,11 +77,14 @@ def check_cell(bench, h2load, rtt_ms, work, judge_timing):
         verdict = "ok" if abs(ratio - 1) <= TOLERANCE else "FAIL"
         if not judge_timing:
             verdict = "not judged (sanitizer build)"
-        print(f"rtt {rtt_ms} ms: {what} ours/h2load median {ratio:.3f} over {len(cs)} rounds: "
-              f"{verdict}")
+        print(f"rtt {rtt_ms} ms: {what} ours/h2load median {ratio:.3f} over {len(cs)} rounds "
+              f"(attempt {attempt}): {verdict}")
         if judge_timing and verdict == "FAIL":
-            failures.append(f"rtt {rtt_ms} ms: {what} ours/h2load = {ratio:.3f}, beyond ±10 %")
-    return failures
+            timing.append(f"rtt {rtt_ms} ms: {what} ours/h2load = {ratio:.3f}, beyond ±10 %")
+    if timing and attempt == 1 and not failures:
+        print(f"rtt {rtt_ms} ms: beyond ±10 % on the first attempt: measuring once more")
+        return check_cell(bench, h2load, rtt_ms, work, judge_timing, attempt=2)
+    return failures + timing
 
 
 def main():

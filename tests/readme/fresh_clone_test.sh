@@ -9,9 +9,10 @@
 #      h2load, no npm packages — and the Debian packages it would install (`setup.sh --packages
 #      core`) must hold none of the tests' (Chromium, Slurm, clang, GoogleTest, Node.js, ...).
 #   2. as an ordinary user (nobody), the clone and the cache handed over to it: a warm cache
-#      needs no root (no sudo either: nobody has none). The one privilege it keeps is reading
-#      files (CAP_DAC_READ_SEARCH, nothing else): the seeded OpenSSL's libraries are found by
-#      their rpath in the warm cache, under root's home; it can write nowhere but its own.
+#      needs no root (no sudo either: nobody has none). The seeded OpenSSL lives in the warm
+#      cache under root's home, which nobody cannot enter; in a private mount namespace that
+#      home is replaced by an empty readable one holding only the OpenSSL at its real path (its
+#      rpath and the build's include path), read-only.
 # Each run must exit 0 (or 1 with only the tool's own busy-host checks as reasons, twice) and
 # leave results/<time>-quick/report.html in the clone.
 set -euo pipefail
@@ -117,8 +118,15 @@ rm -rf results
 if [ "$(id -u)" = 0 ]; then
   mkdir -p "$tmp/home"
   chown -R nobody:nogroup "$tmp"
-  quick "second run (nobody, warm cache)" setpriv --reuid=nobody --regid=nogroup --clear-groups \
-    --inh-caps=+dac_read_search --ambient-caps=+dac_read_search \
+  ossl=$(readlink -f "$PQC_OPENSSL_ROOT")
+  # (the script runs in the new mount namespace: $1 the OpenSSL, $2 the home to cover, then
+  # the command)
+  view='mkdir -p "$3/ossl-view" && mount --bind -o ro "$1" "$3/ossl-view" &&
+    case "$1" in "$2"/*) mount -t tmpfs -o mode=755 pqc-home "$2" ;; esac &&
+    mkdir -p "$1" && mount --bind -o ro "$3/ossl-view" "$1" && shift 3 && exec "$@"'
+  quick "second run (nobody, warm cache)" unshare --mount --propagation private \
+    bash -c "$view" view "$ossl" "$HOME" "$tmp" \
+    setpriv --reuid=nobody --regid=nogroup --clear-groups \
     env -i PATH="$PATH" HOME="$tmp/home" PQC_BENCH_CACHE="$cache" LANG=C.UTF-8
   log="$tmp/second run (nobody, warm cache).log"
   grep -qiE 'must run as root|needs root|sudo' "$log" && fail "the warm run as nobody asked for root"
