@@ -36,10 +36,6 @@ Result<std::string> MakeWorkDir(const std::string& wanted, std::string_view serv
   return tmpl;
 }
 
-}  // namespace
-
-namespace {
-
 // BuiltOrEmpty: the configured path of a peer the set-up may not have built yet.
 [[maybe_unused]] std::string BuiltOrEmpty(const char* path) {
   std::error_code ec;
