@@ -28,6 +28,60 @@ std::vector<std::string> RunDirs(const std::string& root) {
   return out;
 }
 
+namespace {
+
+// ProcStat: the state letter and ppid of /proc/<pid>/stat (state 0 if it is gone).
+struct ProcStat {
+  char state = 0;
+  pid_t ppid = 0;
+};
+ProcStat ReadStat(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  ProcStat out;
+  const size_t close = stat.rfind(')');  // the command name may hold spaces and ')'
+  if (close == std::string::npos || close + 2 > stat.size()) return out;
+  std::istringstream rest(stat.substr(close + 2));
+  rest >> out.state >> out.ppid;
+  return out;
+}
+
+std::vector<std::string> ProcPids() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") == std::string::npos) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<pid_t> PidsMentioning(const std::string& needle) {
+  std::vector<pid_t> out;
+  for (const std::string& pid : ProcPids()) {
+    if (ReadFile("/proc/" + pid + "/cmdline").find(needle) != std::string::npos) {
+      out.push_back(std::stoi(pid));
+    }
+  }
+  return out;
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const std::string& pid : ProcPids()) {
+    if (ReadStat(pid).ppid == parent) out.push_back(std::stoi(pid));
+  }
+  return out;
+}
+
+bool Running(pid_t pid) {
+  const char state = ReadStat(std::to_string(pid)).state;
+  return state != 0 && state != 'Z' && state != 'X';
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -39,6 +39,13 @@ BenchExit WaitBench(const BenchChild& child, std::chrono::seconds limit);
 // at most 20 s; nullopt-like empty address (len 0) if it never came.
 SocketAddress ServeAddress(const BenchChild& child);
 
+// Processes, from /proc: pids whose command line contains `needle`; the children of `parent`
+// (its ppid field); whether `pid` runs (exists and is not a zombie — an orphan that init has
+// not reaped yet no longer runs).
+std::vector<pid_t> PidsMentioning(const std::string& needle);
+std::vector<pid_t> ChildrenOf(pid_t parent);
+bool Running(pid_t pid);
+
 // ReadFile: the whole file ("" if missing).
 std::string ReadFile(const std::string& path);
 // WriteFile: replaces the file's content with `text`.

@@ -188,13 +188,16 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
   ASSERT_EQ(dirs.size(), 1u) << e.output;
   auto trials = ReadTrials(dirs[0] + "/results.sqlite");
   ASSERT_EQ(trials.size(), 2u) << e.output;
-  // The killed trial: stored whole, served until the kill, invalid with its reason.
+  // The killed trial: stored whole, served until the kill (about 1.2 s of a 3 s schedule at
+  // 50/s: its load stopped when the server died, not 1.8 s of refused connections later),
+  // invalid with the server's end as its reason.
   EXPECT_EQ(trials[0].valid, 0);
-  EXPECT_GE(trials[0].connections, 140);
   EXPECT_GT(trials[0].ok, 20);
-  EXPECT_LT(trials[0].ok, trials[0].connections - 50);
-  EXPECT_NE(trials[0].reasons.find("error rate"), std::string::npos) << trials[0].reasons;
-  EXPECT_NE(trials[0].reasons.find("refused"), std::string::npos) << trials[0].reasons;
+  EXPECT_LT(trials[0].connections, 120) << "the load went on after its server died";
+  EXPECT_GE(trials[0].ok, trials[0].connections - 5) << "at most the in-flight ones failed";
+  EXPECT_NE(trials[0].reasons.find("the target died during the trial"), std::string::npos)
+      << trials[0].reasons;
+  EXPECT_NE(trials[0].reasons.find("killed by signal 9"), std::string::npos) << trials[0].reasons;
   // The next trial has a target of its own, and is intact.
   if (trials[1].valid != 1) {  // only a starved client (sanitizer build) is tolerated
     EXPECT_NE(trials[1].reasons.find("load generator saturated"), std::string::npos)

@@ -31,6 +31,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench_child.h"
 #include "client/load_runner.h"
 #include "client/summary.h"
 #include "core/child_process.h"
@@ -47,6 +48,9 @@
 namespace pqc::target {
 namespace {
 
+using test::ChildrenOf;
+using test::PidsMentioning;
+
 std::string TempDir(const char* stem) {
   std::string t =
       (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
@@ -54,49 +58,12 @@ std::string TempDir(const char* stem) {
   return t;
 }
 
-// Pids of processes whose command line contains `needle`.
-std::vector<pid_t> PidsMentioning(const std::string& needle) {
-  std::vector<pid_t> out;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string cmd = ss.str();
-    if (cmd.find(needle) != std::string::npos) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
-// Children of `parent` (from /proc/<pid>/stat's ppid field).
-std::vector<pid_t> ChildrenOf(pid_t parent);
-
 // Our children whose command line contains `needle` (an nginx worker that has just forked
 // still carries its master's title for a moment).
 std::vector<pid_t> OurChildrenMentioning(const std::string& needle) {
   std::vector<pid_t> mine = ChildrenOf(getpid()), out;
   for (pid_t p : PidsMentioning(needle)) {
     if (std::find(mine.begin(), mine.end(), p) != mine.end()) out.push_back(p);
-  }
-  return out;
-}
-
-std::vector<pid_t> ChildrenOf(pid_t parent) {
-  std::vector<pid_t> out;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    char state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent) out.push_back(std::stoi(name));
   }
   return out;
 }

@@ -110,10 +110,15 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
              server, nginx ? "workers" : "threads", o.config.threads, o.cert_names, o.config.groups,
              *dir);
   std::fflush(stdout);
-  const int sig = signals.WaitUntil(deadline);
+  // Supervised: the server's death ends the wait at once, so that nothing says "listening"
+  // while nothing listens.
+  const int sig = signals.WaitUntil(deadline, peer->exit_fd());
   auto stats = peer->Stop();
   if (!stats) return ReportError("serve", stats.error());
-  if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (!stats->died.empty()) {
+    return ReportError("serve", MakeError(ErrorKind::kSystem, stats->died));
+  }
+  if (sig > 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s, stats->details.value("exit", ""));
   fmt::print("CPU           user {:.3f} s, sys {:.3f} s ({})\n", stats->cpu_user_s,
              stats->cpu_sys_s, nginx ? "nginx master and workers" : "haproxy, all threads");

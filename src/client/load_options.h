@@ -57,6 +57,10 @@ struct LoadOptions {
   // (the process came late) invalidates the trial: the shards did not measure together.
   int64_t start_at_unix_ns = 0;
   Nanos max_start_late = 10'000'000;
+  // abort_fd >= 0: the load stops early (draining what is in flight, keeping every record) as
+  // soon as this descriptor is readable — the pidfd of the server it loads, whose death makes
+  // the rest of the schedule a measurement of nothing.
+  int abort_fd = -1;
 
   // Verification: what every measured connection must have negotiated. Empty = not checked.
   std::string expect_group;

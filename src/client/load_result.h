@@ -31,6 +31,7 @@ struct LoadResult {
   double cpu_wall_s = 0;       // measured phase start until the last thread finished draining
   unsigned threads = 1;
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before the schedule ended
+  bool aborted = false;      // stopped early because LoadOptions::abort_fd became readable
 };
 
 }  // namespace pqc

@@ -66,11 +66,18 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   const Nanos total = options.warmup + options.duration;
   Nanos next_line = start + 1'000'000'000;
   while (running.load(std::memory_order_acquire) > 0) {
-    const int sig = signals.WaitUntil(MonotonicNow() + 100'000'000);
+    // Once aborted the descriptor stays readable: it is watched no more.
+    const int sig =
+        signals.WaitUntil(MonotonicNow() + 100'000'000, result.aborted ? -1 : options.abort_fd);
     if (sig > 0 && !result.interrupted) {
       result.interrupted = true;
       for (auto& w : workers) w->RequestStop();
       if (progress) fmt::print(progress, "\ninterrupted: draining in-flight connections\n");
+    }
+    if (sig == StopSignals::kWatchReady && !result.aborted) {
+      result.aborted = true;
+      for (auto& w : workers) w->RequestStop();
+      if (progress) fmt::print(progress, "\nthe target's server ended: draining\n");
     }
     if (progress && MonotonicNow() >= next_line) {
       next_line += 1'000'000'000;
@@ -121,7 +128,7 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   result.connections = std::move(sorted);
   result.measure_end = result.measure_start + options.duration;
   result.measured_wall_s = static_cast<double>(options.duration) / 1e9;
-  if (result.interrupted) {
+  if (result.interrupted || result.aborted) {
     // Only the part of the window that actually ran counts towards the achieved rate.
     Nanos last = result.measure_start;
     for (const ConnectionRecord& r : result.connections) last = std::max(last, r.intended_start);

@@ -32,6 +32,7 @@ LoadResult UniteSites(std::vector<LoadResult> sites, const LoadOptions& options)
     out.cpu_wall_s = std::max(out.cpu_wall_s, s.cpu_wall_s);
     out.threads += s.threads;
     out.interrupted = out.interrupted || s.interrupted;
+    out.aborted = out.aborted || s.aborted;
     first = false;
   }
   std::stable_sort(out.connections.begin(), out.connections.end(),

@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +29,7 @@ struct ChildFailure {
   int step;  // index into kSteps
   int err;
 };
-constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "setns", "dup2", "exec"};
+constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "setns", "dup2", "exec", "setpgid"};
 
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
@@ -79,7 +80,8 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 // The child between fork and exec: async-signal-safe calls only (the parent may have threads).
 // out_fd >= 0 becomes stdout (and stderr too when `both`, with stdin from /dev/null).
 [[noreturn]] void RunChild(int report_fd, int out_fd, bool both, int ns_fd, int death_signal,
-                           pid_t parent, const char* exe, char* const* argv, char* const* envp) {
+                           bool group, pid_t parent, const char* exe, char* const* argv,
+                           char* const* envp) {
   auto fail = [report_fd](int step) {
     ChildFailure f{step, errno};
     ssize_t n = write(report_fd, &f, sizeof f);
@@ -88,6 +90,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   };
   if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) fail(0);
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  if (group && setpgid(0, 0) != 0) fail(4);
   if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) fail(1);
   if (out_fd >= 0) {
     if (both) {
@@ -169,9 +172,19 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   if (pid < 0) return MakeError(ErrorKind::kSystem, fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {
     RunChild(report_write.get(), out_fd, out.valid(), ns.valid() ? ns.get() : -1, o.death_signal,
-             parent, exe.c_str(), argv.data(), envp.data());
+             o.process_group, parent, exe.c_str(), argv.data(), envp.data());
   }
   child.pid_ = pid;
+  child.group_ = o.process_group;
+  // Set from both sides so that the group exists whichever of the two runs first (the
+  // child's own call may fail once it has exec'd: EACCES, harmless).
+  if (o.process_group) (void)setpgid(pid, pid);
+  // A pidfd of our own unreaped child cannot name another process (its pid is not reused
+  // before we reap it).
+  child.pidfd_.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  if (!child.pidfd_.valid()) {
+    return MakeError(ErrorKind::kSystem, fmt::format("pidfd_open({}): {}", pid, strerror(errno)));
+  }
   report_write.reset();
   ChildFailure failure{};
   ssize_t n;
@@ -190,6 +203,9 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
+      pidfd_(std::move(other.pidfd_)),
+      group_(other.group_),
+      stop_requested_(other.stop_requested_),
       started_(other.started_),
       exit_(std::move(other.exit_)) {}
 
@@ -197,6 +213,9 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
     Kill();
     pid_ = std::exchange(other.pid_, -1);
+    pidfd_ = std::move(other.pidfd_);
+    group_ = other.group_;
+    stop_requested_ = other.stop_requested_;
     started_ = other.started_;
     exit_ = std::move(other.exit_);
   }
@@ -209,7 +228,8 @@ ChildProcess::~ChildProcess() {
 
 void ChildProcess::Kill() {
   if (pid_ <= 0 || exit_) return;
-  kill(pid_, SIGKILL);
+  stop_requested_ = true;
+  kill(group_ ? -pid_ : pid_, SIGKILL);
   Reap(0);
 }
 
@@ -223,8 +243,12 @@ bool ChildProcess::Reap(int options) {
     r = wait4(pid_, &status, options, &ru);
   } while (r < 0 && errno == EINTR);
   if (r != pid_) return false;
+  // What is left of its group (workers whose master died) goes with it. While any member
+  // lives, the group's id cannot be taken by a new process; with none left, kill finds none.
+  if (group_) (void)kill(-pid_, SIGKILL);
   ChildExit e;
   e.status = status;
+  e.unasked = !stop_requested_;
   e.cpu_user_s = Seconds(ru.ru_utime);
   e.cpu_sys_s = Seconds(ru.ru_stime);
   e.wall_s = static_cast<double>(MonotonicNow() - started_) / 1e9;
@@ -253,6 +277,7 @@ Result<ChildExit> ChildProcess::WaitExit(Nanos timeout) {
 Result<ChildExit> ChildProcess::Terminate(Nanos grace) {
   if (pid_ <= 0) return MakeError(ErrorKind::kSystem, "terminate: no child process");
   if (Reap(WNOHANG)) return *exit_;
+  stop_requested_ = true;
   kill(pid_, SIGTERM);
   const Nanos deadline = MonotonicNow() + grace;
   // Bounded: polls every 2 ms until the grace period is over.
@@ -260,7 +285,7 @@ Result<ChildExit> ChildProcess::Terminate(Nanos grace) {
     if (Reap(WNOHANG)) return *exit_;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  kill(pid_, SIGKILL);
+  kill(group_ ? -pid_ : pid_, SIGKILL);
   if (!Reap(0)) {
     return MakeError(ErrorKind::kSystem,
                      fmt::format("wait4({}) failed after SIGKILL: {}", pid_, strerror(errno)));

@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/fd.h"
 
 namespace pqc {
 
@@ -29,6 +30,11 @@ struct SpawnOptions {
   std::string netns_path;        // empty = this namespace; else e.g. /run/netns/<name>
   std::vector<std::string> env;  // "NAME=value", added to (or replacing in) this environment
   int death_signal = SIGKILL;    // sent to the child when the spawning *thread* ends
+  // process_group: the child leads a process group of its own, and every process left in it
+  // is killed once the child is reaped — a server's workers (nginx's) do not outlive their
+  // master when something else killed it. Its group also keeps the terminal's Ctrl-C, which
+  // the tool handles, from reaching the server directly.
+  bool process_group = false;
 };
 
 // ChildExit: how the child ended and what it cost. CPU is the child's own plus that of its
@@ -38,7 +44,10 @@ struct ChildExit {
   bool killed = false;  // it needed SIGKILL (did not stop within the grace period)
   double cpu_user_s = 0;
   double cpu_sys_s = 0;
-  double wall_s = 0;             // spawn → reaped
+  double wall_s = 0;  // spawn → reaped
+  // unasked: it ended before the tool asked it to (Terminate): it crashed, exited or was
+  // killed by someone else.
+  bool unasked = false;
   std::string Describe() const;  // "exit status 3", "killed by signal 9"
   int ShellCode() const;         // as a shell reports it: the exit code, or 128 + signal
 };
@@ -61,6 +70,9 @@ class ChildProcess {
 
   pid_t pid() const { return pid_; }
   bool owned() const { return pid_ > 0; }
+  // exit_fd: a descriptor (a pidfd) that becomes readable once the child has ended, for a
+  // poll beside other work; -1 when there is no child. Reading it is not reaping: Exited().
+  int exit_fd() const { return pidfd_.get(); }
 
   // Exited: the child has ended (reaps it and keeps its ChildExit); false while it runs.
   bool Exited();
@@ -78,6 +90,9 @@ class ChildProcess {
   void Kill();
 
   pid_t pid_ = -1;
+  ScopedFd pidfd_;
+  bool group_ = false;           // the child leads its own process group
+  bool stop_requested_ = false;  // Terminate has begun
   Nanos started_ = 0;
   std::optional<ChildExit> exit_;
 };

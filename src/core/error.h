@@ -14,6 +14,7 @@ enum class ErrorKind {
   kUnsupported,  // the algorithm or combination cannot work with this OpenSSL
   kTls,          // an OpenSSL call failed
   kIo,           // files, sockets
+  kNoSpace,      // a filesystem is full (the results directory's, above all)
   kSystem,       // other OS calls
 };
 

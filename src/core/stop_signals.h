@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "core/clock.h"
+#include "core/fd.h"
 
 namespace pqc {
 
@@ -25,10 +26,15 @@ class StopSignals {
   // WaitUntil: the signal that arrived, or 0 when `deadline` (CLOCK_MONOTONIC ns) passed
   // first; a deadline of 0 waits for a signal however long it takes.
   int WaitUntil(Nanos deadline);
+  // WaitUntil with a watched descriptor: as above, or kWatchReady once `watch_fd` is readable
+  // (e.g. a child's pidfd: the server died). watch_fd < 0 watches nothing.
+  int WaitUntil(Nanos deadline, int watch_fd);
+  static constexpr int kWatchReady = -1;
 
  private:
   sigset_t set_{};
   sigset_t old_{};
+  ScopedFd signal_fd_;  // made on the first watched wait
 };
 
 }  // namespace pqc

@@ -23,7 +23,9 @@ Result<Db> Db::Open(const std::string& path, bool create, bool read_only) {
 
 Error SqliteError(sqlite3* db, std::string_view what) {
   const char* file = sqlite3_db_filename(db, "main");
-  return MakeError(ErrorKind::kIo,
+  // SQLITE_FULL: its write met ENOSPC (the database, its journal or a temporary file).
+  const bool full = (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL;
+  return MakeError(full ? ErrorKind::kNoSpace : ErrorKind::kIo,
                    fmt::format("results database {}: {}: {}", file != nullptr ? file : "?", what,
                                sqlite3_errmsg(db)));
 }

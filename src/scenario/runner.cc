@@ -17,6 +17,7 @@
 #include "link/link.h"
 #include "link/mover_stats_json.h"
 #include "link/netns.h"
+#include "results/disk_space.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
 #include "scenario/arm_floor.h"
@@ -124,6 +125,7 @@ class Runner {
     out.dir = dir_;
     const size_t total = p_.trials.size();
     size_t finished = done.size();
+    stored_ = done.size();
     for (const PlannedTrial& t : p_.trials) {
       if (done.count(t.seq) > 0) continue;
       const Arm& arm = p_.arms[t.arm - 1];
@@ -132,6 +134,7 @@ class Runner {
         out.interrupted = true;
         break;
       }
+      if (Status st = CheckRoom(arm, t); !st) return st.error();
       fmt::print(o_.log, "[{}/{}] {} (block {}){}\n", finished + 1, total, arm.label, t.block + 1,
                  o_.shard.sharded() ? " shard " + o_.shard.Label() : "");
       std::fflush(o_.log);
@@ -183,6 +186,10 @@ class Runner {
       }
       const PlannedTrial& t = p_.trials[start->seq];
       const Arm& arm = p_.arms[t.arm - 1];
+      if (Status st = CheckRoom(arm, t); !st) {
+        (void)follower_->Done(t.seq, false);  // shard 0 must not wait for this shard
+        return st.error();
+      }
       fmt::print(o_.log, "[{}/{}] {} (block {}) shard {}\n", t.seq + 1, p_.trials.size(), arm.label,
                  t.block + 1, o_.shard.Label());
       std::fflush(o_.log);
@@ -246,12 +253,45 @@ class Runner {
   // was interrupted (the run then stops).
   Result<bool> Record(results::RunWriter& writer, TrialOutput& trial, RunOutcome& out) {
     trial.row.load = &trial.load;
-    if (auto id = writer.WriteTrial(trial.row); !id) return id.error();
+    if (auto id = writer.WriteTrial(trial.row); !id) {
+      if (id.error().kind != ErrorKind::kNoSpace) return id.error();
+      // The estimate before the trial fell short: it is lost, the ones before it are not.
+      const uint64_t n = trial.load.connections.size();
+      most_connections_ = std::max(most_connections_, n);
+      return results::NoRoom(
+          dir_, results::TrialBytes(n), stored_,
+          fmt::format("trial {} of {} ({} connections measured, not stored: {})", trial.row.seq + 1,
+                      p_.trials.size(), n, id.error().message));
+    }
+    ++stored_;
+    most_connections_ = std::max<uint64_t>(most_connections_, trial.load.connections.size());
     ++out.trials_run;
     if (!trial.row.valid) ++out.trials_invalid;
     PrintTrialLine(trial.summary);
     out.interrupted = out.interrupted || trial.row.interrupted;
     return trial.row.interrupted;
+  }
+
+  // CheckRoom: before a trial is measured, whether the results directory can store it (a
+  // trial measured only to be lost on a full disk wastes its minutes): its expected
+  // connections — the open-loop schedule's share of this shard, or the most any trial of the
+  // run has had (a closed loop's count is the server's pace) — as results::TrialBytes.
+  Status CheckRoom(const Arm& arm, const PlannedTrial& t) {
+    const ArmSettings& s = arm.settings;
+    double expected = 0;
+    if (s.closed_loop == 0) {
+      expected = s.rate * static_cast<double>(s.warmup + s.duration) / 1e9 /
+                 static_cast<double>(std::max<uint32_t>(1, o_.shard.count));
+    }
+    // A keep-alive connection's further requests are rows too (about half a connection's).
+    expected *= std::max(1.0, static_cast<double>(s.requests) / 2.0);
+    const uint64_t needed =
+        results::TrialBytes(std::max(static_cast<uint64_t>(expected), most_connections_));
+    auto free = results::FreeBytes(dir_);
+    if (!free || *free >= needed) return {};  // unknown: the write itself will tell
+    return results::NoRoom(
+        dir_, needed, stored_,
+        fmt::format("trial {} of {} ({})", t.seq + 1, p_.trials.size(), arm.label));
   }
 
   // TrialWait: how long a shard waits for the next announcement or for the others to finish
@@ -409,6 +449,7 @@ class Runner {
     // interface: the local host.
     LoadOptions options = MakeLoadOptions(s, *addr, s_.seed * 1'000'003ULL + t.seq);
     ApplyArmTrust(s, std::move(anchors), options);
+    options.abort_fd = target.exit_fd();  // a server that dies ends the trial's load at once
     int64_t start_at = 0;
     if (leader_) {
       start_at = UnixNowNs() + o_.start_margin;
@@ -445,6 +486,10 @@ class Runner {
     if (others && !(*others)->empty()) {
       fmt::print(o_.log, "  shard(s) {} measured an invalid trial (see their results)\n",
                  fmt::join(**others, ", "));
+    }
+    if (stats && !stats->died.empty()) {
+      fmt::print(o_.log, "  target died: {}\n", stats->died);
+      row.reasons.push_back("the target died during the trial: " + stats->died);
     }
     if (stats) {
       row.target = TargetJson(*stats);
@@ -584,6 +629,8 @@ class Runner {
   // starts or a trial is being written never leaves half of either (RunLoad reports one
   // during a trial as `interrupted`).
   StopSignals signals_;
+  size_t stored_ = 0;              // trials in the database (resumed ones included)
+  uint64_t most_connections_ = 0;  // the largest trial stored so far, for CheckRoom
 };
 
 // CheckShardable: what a sharded run cannot do (yet): resume (the shards would have to agree
@@ -691,6 +738,10 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     writer.emplace(std::move(*w));
   } else {
     auto w = results::RunWriter::Reopen(db_path);
+    if (!w && w.error().kind == ErrorKind::kNoSpace) {
+      return results::NoRoom(*dir, results::kTrialFileBytes, results::kUnknownStored,
+                             "reopening the run to resume it");
+    }
     if (!w) return w.error();
     writer.emplace(std::move(*w));
     auto stored = results::ReadRun(writer->db());

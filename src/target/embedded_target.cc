@@ -70,6 +70,7 @@ class EmbeddedTarget final : public Target {
     if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
     o.output_path = log_path_;
     o.netns_path = p.netns_path;
+    o.process_group = true;
     auto child = ChildProcess::Spawn(o);
     if (!child) return child.error();
     child_ = std::move(*child);
@@ -103,7 +104,8 @@ class EmbeddedTarget final : public Target {
     if (!child_.owned()) return MakeError(ErrorKind::kUsage, "embedded target: not started");
     auto e = child_.Terminate(kStopGrace);
     if (!e) return e.error();
-    TargetStats st = StatsOfExit(*e, log_path_);
+    TargetStats st = StatsOfExit(*e, log_path_, "the embedded server");
+    if (!st.died.empty()) return st;  // it wrote no stats: what it served is already invalid
     std::ifstream in(stats_path_);
     nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
@@ -122,6 +124,7 @@ class EmbeddedTarget final : public Target {
   }
 
   std::string_view name() const override { return "embedded"; }
+  int exit_fd() const override { return child_.exit_fd(); }
 
  private:
   std::string exe_;

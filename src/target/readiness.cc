@@ -94,11 +94,18 @@ std::string ReadTail(const std::string& path, size_t max_bytes) {
   return s;
 }
 
-TargetStats StatsOfExit(const ChildExit& e, std::string log_path) {
+TargetStats StatsOfExit(const ChildExit& e, std::string log_path, std::string_view server) {
   TargetStats st;
   st.cpu_user_s = e.cpu_user_s;
   st.cpu_sys_s = e.cpu_sys_s;
   st.wall_s = e.wall_s;
+  if (e.unasked) {
+    std::string tail = ReadTail(log_path, 1000);
+    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+    st.died =
+        fmt::format("{} ended on its own after {:.1f} s ({}); the last lines of {}:\n{}", server,
+                    e.wall_s, e.Describe(), log_path, tail.empty() ? "(empty)" : tail);
+  }
   st.log_path = std::move(log_path);
   return st;
 }

@@ -35,8 +35,8 @@ Status WaitUntilAccepting(const SocketAddress& addr, const std::string& netns_pa
                           const std::function<Status()>& gave_up);
 
 // StatsOfExit: the stats every driver reads from its child's exit (CPU from its own rusage,
-// wall time), its log at log_path.
-TargetStats StatsOfExit(const ChildExit& e, std::string log_path);
+// wall time), its log at log_path; `died` when the child ended unasked (`server` names it).
+TargetStats StatsOfExit(const ChildExit& e, std::string log_path, std::string_view server);
 
 // ReadTail: the last `max_bytes` of a log file, for error messages ("" if unreadable).
 std::string ReadTail(const std::string& path, size_t max_bytes = 2000);

@@ -60,7 +60,7 @@ Result<TargetStats> SpawnedServerTarget::Stop() {
   }
   auto e = child_.Terminate(kStopGrace);
   if (!e) return e.error();
-  TargetStats st = StatsOfExit(*e, launch_.log_path.empty() ? out_path_ : launch_.log_path);
+  TargetStats st = StatsOfExit(*e, launch_.log_path.empty() ? out_path_ : launch_.log_path, name_);
   st.details = {{"config", launch_.config_path},
                 {"output", out_path_},
                 {"exit", e->Describe()},
@@ -75,6 +75,7 @@ Status SpawnedServerTarget::Launch(const ServerLaunch& l, const SocketAddress& a
   o.env = l.env;
   o.output_path = out_path_;
   o.netns_path = netns_path;
+  o.process_group = true;  // nginx's workers must not outlive a master killed under them
   auto child = ChildProcess::Spawn(o);
   if (!child) return child.error();
   child_ = std::move(*child);

@@ -28,6 +28,7 @@ class SpawnedServerTarget : public Target {
                               const std::string& work_dir) final;
   Result<TargetStats> Stop() final;
   std::string_view name() const final { return name_; }
+  int exit_fd() const final { return child_.exit_fd(); }
 
  protected:
   SpawnedServerTarget(std::string name, std::string exe)

@@ -69,6 +69,9 @@ struct TargetStats {
   std::optional<uint64_t> handshakes;  // when the target counts them (embedded: yes)
   std::string log_path;                // stdout/stderr or nginx error log, kept with results
   nlohmann::json details;              // e.g. embedded ServerStats as JSON
+  // died: set when the server ended on its own before Stop asked it to (it crashed or was
+  // killed): how it ended and the last lines of its log. The trial it served is invalid.
+  std::string died;
 };
 
 class Target {
@@ -81,6 +84,10 @@ class Target {
   // Stop: SIGTERM, bounded wait (kStopGrace), then SIGKILL; the stats of the run since Start.
   virtual Result<TargetStats> Stop() = 0;
   virtual std::string_view name() const = 0;
+  // exit_fd: while started, a descriptor that becomes readable when the server's process ends
+  // (its pidfd), so that a trial or `serve` notices a dead server at once; -1 when the tool
+  // runs no process (an external target).
+  virtual int exit_fd() const { return -1; }
 };
 
 inline constexpr int64_t kReadyTimeout = 15'000'000'000;  // Start gives up after 15 s
