@@ -7,11 +7,14 @@
     difference detectable in at most 20 % (cells move in clusters), their handshake p50 must have an interval, at most
     3 of the 8 may be detectable (a 95 % interval misses 1 in 20: demanding none fails honest
     runs), and `run`'s findings must say of each pair what its summary found. `compare` of
-    two runs must pass two 5 % gates (exit 0) and say that drift between runs is not in its
-    intervals (one run per side: it is not, and it is real — 0 to 29 of 80 cells flagged on
-    this machine); with the runs as replicates (`compare 1 2 --against 3 4`) the gates pass
-    and at most 20 % of its cells (arm × phase × mean/p50/p95/p99) are detectable — with
-    intervals over connections the same two runs "differed" in 68 of 80.
+    two runs, one per side, must say that drift between runs is not in its intervals — it is
+    not, and it is real: 0 to 29 of 80 cells flagged on this machine, and once two arms of one
+    run +28 % and +31 % slower than the other run throughout, failing a 5 % gate while the
+    runs' own controls were clean — so its gates and cells are logged, not judged. With the
+    runs as replicates (`compare 1 2 --against 3 4`, the form docs/cli.md gives for CI gates)
+    the two 5 % gates must pass (exit 0) and at most 20 % of its cells (arm × phase ×
+    mean/p50/p95/p99) be detectable — with intervals over connections the same two runs
+    "differed" in 68 of 80.
 (b) A/B with a known difference (root: the emulated link; skipped otherwise): one X25519 arm
     over `[networks.rtt20]` at rtt = "20ms", then the same network at "21ms". Connect is one
     round trip, so compare must find its p50 +1 ms (the handshake's too), with an interval
@@ -210,12 +213,13 @@ def part_aa(bench, tmp):
                         f"detectably (more than {AA_MAX_HANDSHAKE_P50})")
     # One run per side: the intervals are over each run's trials, so drift between the two runs
     # is not in them (the machine's state differs from run to run: measured 0 to 29 of 80 cells
-    # flagged). The 5 % gates must still pass, and compare must say what its intervals leave out.
+    # flagged, and a 5 % gate failed once at +31 %). Compare must say what its intervals leave
+    # out; its gates and cells are logged, not judged.
     cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[:2], [], tmp / "aa-single.json",
-                                                   "one run per side", "trial")
+                                                   "one run per side", "trial", judge_gates=False)
     failures += f
-    log(f"A/A compare, one run per side: {flagged} of {total} cells detectable (drift between "
-        "runs is not in these intervals; not judged)")
+    log(f"A/A compare, one run per side: {flagged} of {total} cells detectable, gates exit "
+        f"{cmp.returncode} (drift between runs is not in these intervals; not judged)")
     if "drift between the runs themselves is not in them" not in cmp.stdout + cmp.stderr + \
             json.dumps(doc):
         failures.append("compare of one run per side does not say that drift between runs is "
@@ -238,12 +242,18 @@ def part_aa(bench, tmp):
     return failures
 
 
-def aa_compare(bench, side_a, side_b, out_json, label, replicate):
-    """compare of identical runs with both 5 % gates: they must pass, over the replicate named.
-    Returns (process, document, detectable cells, cells, matched arms, failures)."""
+def aa_compare(bench, side_a, side_b, out_json, label, replicate, judge_gates=True):
+    """compare of identical runs with both 5 % gates, over the replicate named: they must pass
+    (when judge_gates; otherwise a failed gate is only logged). Returns (process, document,
+    detectable cells, cells, matched arms, failures)."""
     cmp, doc = compare(bench, side_a[0], side_a[1], out_json, "handshake.p50 > +5%",
                        "total.p50 > +5%", against=side_b)
-    failures = check_gates_pass(label, cmp, doc)
+    gates = check_gates_pass(label, cmp, doc)
+    for g in gates if not judge_gates else []:
+        log(f"  {g} (not judged: drift between runs)")
+    failures = gates if judge_gates else []
+    if cmp.returncode not in (0, 4):
+        failures.append(f"{label}: compare exit {cmp.returncode}: {cmp.stderr[-500:]}")
     if doc.get("replicate") != replicate:
         failures.append(f"{label}: replicate {doc.get('replicate')!r}, not {replicate!r}")
     flagged, total, arms, f = count_cells(label, doc)

@@ -71,6 +71,31 @@ std::vector<pid_t> Descendants(pid_t root) {
   return out;
 }
 
+// Killed: what became of `child` (serve, run) once its server got SIGKILL: its exit, the
+// seconds from the kill to that exit, and the server's workers at the time of the kill.
+struct Killed {
+  test::BenchExit exit;
+  double seconds = 0;
+  std::vector<pid_t> workers;
+};
+Killed KillServer(pid_t server, const test::BenchChild& child, std::chrono::seconds limit) {
+  Killed k;
+  k.workers = Descendants(server);
+  kill(server, SIGKILL);
+  const auto killed = Clock::now();
+  k.exit = test::WaitBench(child, limit);
+  k.seconds = SecondsSince(killed);
+  return k;
+}
+
+// ExpectNoneRuns: none of `pids` still runs (within 5 s: an orphan may take a moment).
+void ExpectNoneRuns(const std::vector<pid_t>& pids) {
+  for (pid_t p : pids) {
+    EXPECT_TRUE(WaitFor([&] { return !test::Running(p); }, std::chrono::seconds(5)))
+        << "process " << p << " of the dead server still runs";
+  }
+}
+
 TEST(ChildSupervisionTest, ExitFdTurnsReadableAndTheExitIsUnasked) {
   auto c = ChildProcess::Spawn({.argv = {"/bin/sh", "-c", "exec sleep 30"}});
   ASSERT_TRUE(c.ok()) << c.error().message;
@@ -139,21 +164,16 @@ class SupervisionTest : public ::testing::Test {
     ASSERT_NE(test::ServeAddress(serve).len, 0u);
     const pid_t server = ChildMentioning(serve.pid, needle);
     ASSERT_NE(server, 0) << "no child of serve runs " << needle;
-    const std::vector<pid_t> workers = Descendants(server);
-    kill(server, SIGKILL);
-    const auto killed = Clock::now();
-    test::BenchExit e = test::WaitBench(serve, std::chrono::seconds(20));
-    const double noticed = SecondsSince(killed);
+    const Killed k = KillServer(server, serve, std::chrono::seconds(20));
+    const test::BenchExit& e = k.exit;
+    const double noticed = k.seconds;
     EXPECT_EQ(e.code, 3) << e.output;
     EXPECT_LT(noticed, 1.0) << "serve noticed its server's death only after " << noticed << " s";
     EXPECT_TRUE(Contains(e.output, "ended on its own")) << e.output;
     EXPECT_TRUE(Contains(e.output, "killed by signal 9")) << e.output;
     EXPECT_TRUE(Contains(e.output, "the last lines of " + dir_ + "/work/")) << e.output;
     EXPECT_FALSE(Contains(e.output, "stopped after")) << "no normal end reported: " << e.output;
-    for (pid_t w : workers) {
-      EXPECT_TRUE(WaitFor([&] { return !test::Running(w); }, std::chrono::seconds(5)))
-          << "process " << w << " of the dead server still runs";
-    }
+    ExpectNoneRuns(k.workers);
   }
 
   // RunDiesAndIsNoticed: a one-trial study on `kind` whose trial lasts 20 s; 1.5 s into it the
@@ -176,20 +196,15 @@ class SupervisionTest : public ::testing::Test {
                         std::chrono::seconds(60)))
         << "the run started no " << needle << ": " << test::ReadFile(run.out_path);
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the trial's load
-    const std::vector<pid_t> workers = Descendants(server);
-    kill(server, SIGKILL);
-    const auto killed = Clock::now();
-    test::BenchExit e = test::WaitBench(run, std::chrono::seconds(60));
-    const double took = SecondsSince(killed);
+    const Killed k = KillServer(server, run, std::chrono::seconds(60));
+    const test::BenchExit& e = k.exit;
+    const double took = k.seconds;
     EXPECT_EQ(e.code, 1) << e.output;
     // The load stops within a second; the rest is writing and reporting one short trial.
     EXPECT_LT(took, 10.0) << "the trial ran on after its server died: " << e.output;
     EXPECT_TRUE(Contains(e.output, "target died:")) << e.output;
     EXPECT_TRUE(Contains(e.output, "killed by signal 9")) << e.output;
-    for (pid_t w : workers) {
-      EXPECT_TRUE(WaitFor([&] { return !test::Running(w); }, std::chrono::seconds(5)))
-          << "process " << w << " of the dead server still runs";
-    }
+    ExpectNoneRuns(k.workers);
     // The stored trial: invalid, with the reason.
     std::vector<std::string> dirs = test::RunDirs(dir_ + "/results");
     ASSERT_EQ(dirs.size(), 1u);
