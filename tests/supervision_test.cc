@@ -158,9 +158,9 @@ class SupervisionTest : public ::testing::Test {
   void ServeDiesAndIsNoticed(const std::string& flag, const std::string& exe_flag,
                              const std::string& exe, const std::string& needle) {
     if (!fs::exists(exe)) GTEST_SKIP() << exe << " not built (scripts/setup.sh peers)";
-    test::BenchChild serve = test::SpawnBench(
-        {"serve", flag, exe_flag, exe, "--listen", "127.0.0.1:0", "--work-dir", dir_ + "/work"},
-        dir_);
+    test::BenchChild serve = test::SpawnBench({"serve", flag, exe_flag, exe, "--listen",
+                                               "127.0.0.1:0", "--work-dir", dir_ + "/server-files"},
+                                              dir_);
     ASSERT_NE(test::ServeAddress(serve).len, 0u);
     const pid_t server = ChildMentioning(serve.pid, needle);
     ASSERT_NE(server, 0) << "no child of serve runs " << needle;
@@ -171,7 +171,7 @@ class SupervisionTest : public ::testing::Test {
     EXPECT_LT(noticed, 1.0) << "serve noticed its server's death only after " << noticed << " s";
     EXPECT_TRUE(Contains(e.output, "ended on its own")) << e.output;
     EXPECT_TRUE(Contains(e.output, "killed by signal 9")) << e.output;
-    EXPECT_TRUE(Contains(e.output, "the last lines of " + dir_ + "/work/")) << e.output;
+    EXPECT_TRUE(Contains(e.output, "the last lines of " + dir_ + "/server-files/")) << e.output;
     EXPECT_FALSE(Contains(e.output, "stopped after")) << "no normal end reported: " << e.output;
     ExpectNoneRuns(k.workers);
   }
