@@ -2,7 +2,8 @@
 # fuzz_long.sh [SECONDS] — every fuzzer for SECONDS each (default 600), longer than CI's
 # 30 s, in parallel jobs bounded by the cores ($PQC_FUZZ_JOBS overrides), each on a copy of
 # its seed corpus. Builds build-fuzz/ first. Prints per target the executions, exec/s,
-# seconds, corpus size (seeds → end) and crashes; the grown corpora, logs and any crashing
+# seconds, CPU seconds, corpus size (seeds → end), coverage and crashes; the grown corpora,
+# logs and any crashing
 # inputs stay in the printed output folder (minimise a crash with
 # `build-fuzz/fuzz/NAME_fuzz -minimize_crash=1 -runs=10000 CRASH`, fix it in src/, then add
 # it to fuzz/corpus/NAME/). Exit status 1 when any target crashed.

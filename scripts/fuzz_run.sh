@@ -37,7 +37,10 @@ run_one() {
   [[ -f $here/fuzz/dict/$name.dict ]] && dict=(-dict="$here/fuzz/dict/$name.dict")
   # -timeout: one input taking longer than this is a hang, reported like a crash.
   # -rss_limit_mb: a parser asked to allocate gigabytes is a bug as well.
-  "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" \
+  # The CPU seconds (user + system) go to OUT_DIR/NAME/cpu: -max_total_time is wall time,
+  # which on a shared machine (or niced, as fuzz_long.sh runs) says little of the work done.
+  /usr/bin/time -f '%U %S' -o "$dir/cpu" \
+    "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" \
     -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" \
     >"$dir/log" 2>&1 || true
 }
@@ -50,12 +53,20 @@ done
 wait
 
 status=0
-printf '%-14s %12s %9s %8s %16s %8s\n' target executions exec/s seconds 'corpus(seed→end)' crashes
+printf '%-14s %12s %9s %8s %8s %16s %8s %8s\n' target executions exec/s seconds cpu-s \
+  'corpus(seed→end)' features crashes
+total_cpu=0
 for name in "${names[@]}"; do
   dir="$out/$name"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -n 1)
   secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$dir/log" | tail -n 1)
+  # user + system, the last line of time's output (a crash's report may precede it)
+  cpu=$(tail -n 1 "$dir/cpu" 2>/dev/null | awk 'NF == 2 { printf "%d", $1 + $2 }')
+  total_cpu=$((total_cpu + ${cpu:-0}))
+  # libFuzzer's last status line: "#N ... cov: C ft: F corp: ..."; ft (features) is its
+  # finer measure of coverage, cov the edges reached.
+  feat=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$dir/log" | tail -n 1 | awk '{ print $2 "/" $4 }')
   seeds=$(find "$here/fuzz/corpus/$name" -type f | wc -l)
   corpus=$(find "$dir/corpus" -type f | wc -l)
   crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o \
@@ -64,13 +75,14 @@ for name in "${names[@]}"; do
   if [[ -z $execs ]] || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$dir/log"; then
     ((crashes == 0)) && crashes=1
   fi
-  printf '%-14s %12s %9s %8s %16s %8s\n' "$name" "${execs:-?}" "${rate:-?}" "${secs:-?}" \
-    "$seeds→$corpus" "$crashes"
+  printf '%-14s %12s %9s %8s %8s %16s %8s %8s\n' "$name" "${execs:-?}" "${rate:-?}" \
+    "${secs:-?}" "${cpu:-?}" "$seeds→$corpus" "${feat:-?}" "$crashes"
   if ((crashes > 0)); then
     status=1
     echo "  $name: see $dir/log and the inputs in $dir/" >&2
   fi
 done
+echo "cpu seconds in all: $total_cpu (features: cov/ft, the edges and libFuzzer's features reached)"
 if ((status == 0 && keep == 0)); then
   rm -rf "$out"
 else
