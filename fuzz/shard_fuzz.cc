@@ -2,7 +2,8 @@
 // scheduler's environment), `--start-at`, and every line of the rendezvous protocol, which a
 // shard reads from another process over TCP. Besides crashes it checks what the callers rely
 // on: an accepted shard exists (index < count), an accepted message formats to a line that
-// parses back to the same message, and no accepted start time lies before 1970.
+// parses back to the same message, and no accepted start time lies before 1970. Each message
+// line is also read as an authenticated one (SplitTag: "<message> mac=<64 hex>").
 //
 // Input: line 1 is --shard's text, line 2 the value of every environment variable asked for,
 // line 3 --start-at's text; every further line is a rendezvous message.
@@ -27,12 +28,12 @@ std::string_view NextLine(std::string_view& rest) {
 }
 
 bool Same(const pqc::scenario::Message& a, const pqc::scenario::Message& b) {
-  return a.kind == b.kind && a.shard.index == b.shard.index && a.shard.count == b.shard.count &&
-         a.identity.version == b.identity.version && a.identity.scenario == b.identity.scenario &&
-         a.identity.options == b.identity.options && a.identity.plan == b.identity.plan &&
-         a.seq == b.seq && a.t0 == b.t0 && a.t1 == b.t1 && a.start_at == b.start_at &&
-         a.port == b.port && a.payload == b.payload && a.valid == b.valid && a.text == b.text &&
-         a.netns == b.netns;
+  return a.kind == b.kind && a.nonce == b.nonce && a.shard.index == b.shard.index &&
+         a.shard.count == b.shard.count && a.identity.version == b.identity.version &&
+         a.identity.scenario == b.identity.scenario && a.identity.options == b.identity.options &&
+         a.identity.plan == b.identity.plan && a.seq == b.seq && a.t0 == b.t0 && a.t1 == b.t1 &&
+         a.start_at == b.start_at && a.port == b.port && a.payload == b.payload &&
+         a.valid == b.valid && a.text == b.text && a.netns == b.netns;
 }
 
 }  // namespace
@@ -53,7 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (at && !start_text.starts_with("now+")) Check(*at >= 0);
 
   while (!rest.empty()) {
-    const std::string_view line = NextLine(rest);
+    std::string_view line = NextLine(rest);
+    if (auto tagged = pqc::scenario::SplitTag(line)) {
+      Check(tagged->tag.size() == pqc::scenario::kTagHex);
+      Check(tagged->message.size() + 5 + tagged->tag.size() == line.size());
+      line = tagged->message;
+    }
     auto m = pqc::scenario::ParseMessage(line);
     if (!m) continue;
     const std::string again = pqc::scenario::FormatMessage(*m);

@@ -190,9 +190,15 @@ int RunMain(int argc, char** argv) {
   if (!shard) return ReportError("run", shard.error());
   auto rendezvous = ParseRendezvous(f.shard);
   if (!rendezvous) return ReportError("run", rendezvous.error());
+  auto key = ParseRendezvousKey(f.shard);
+  if (!key) return ReportError("run", key.error());
+  auto serve = ParseServeHost(f.shard);
+  if (!serve) return ReportError("run", serve.error());
   ro.shard = *shard;
   ro.rendezvous = *rendezvous;
-  ro.serve_host = f.shard.serve_host;
+  ro.rendezvous_key = std::move(*key);
+  ro.serve_host = serve->host;
+  ro.serve_address = serve->address;
   ro.rendezvous_timeout = f.shard.rendezvous_timeout;
   ro.max_start_late = f.shard.start_tolerance;
   fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),

@@ -24,10 +24,13 @@ void AddShardFlags(CLI::App& app, ShardFlags& f, bool run) {
   app.add_option("--rendezvous", f.rendezvous,
                  "with --shard: HOST:PORT where shard 0 listens and the others join it (numeric "
                  "address); shard 0 starts each trial's target and announces its start");
+  app.add_option("--rendezvous-key", f.rendezvous_key,
+                 "with --rendezvous: a file of 16 to 4096 secret bytes only you can read, the "
+                 "same on every shard; each shard proves it and every message is authenticated "
+                 "with it (required unless the rendezvous is a loopback address)");
   app.add_option("--serve-host", f.serve_host,
-                 "with --shard, on shard 0: the address the targets it starts listen on (the "
-                 "other shards reach them at the rendezvous host)")
-      ->capture_default_str();
+                 "with --shard: the address of the targets shard 0 starts (they listen on it; "
+                 "the other shards load them there) [default: the rendezvous host]");
   AddDuration(app, "--rendezvous-timeout", f.rendezvous_timeout,
               "how long the shards wait for each other at the rendezvous", 3'600'000'000'000);
 }
@@ -54,7 +57,43 @@ Result<std::optional<SocketAddress>> ParseRendezvous(const ShardFlags& f) {
                                  "one)",
                                  f.rendezvous));
   }
+  if (f.rendezvous_key.empty() && !a->IsLoopback()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--rendezvous {}: not a loopback address, and no "
+                                 "--rendezvous-key: on a network every shard must prove a shared "
+                                 "key (--rendezvous-key FILE on every shard; make FILE with "
+                                 "(umask 077; head -c 32 /dev/urandom > FILE)), or use 127.0.0.1 "
+                                 "for shards on this machine",
+                                 f.rendezvous));
+  }
   return std::optional<SocketAddress>(*a);
+}
+
+Result<std::optional<scenario::RendezvousKey>> ParseRendezvousKey(const ShardFlags& f) {
+  if (f.rendezvous_key.empty()) return std::optional<scenario::RendezvousKey>();
+  if (f.rendezvous.empty()) {
+    return MakeError(ErrorKind::kUsage,
+                     "--rendezvous-key: only with --shard and --rendezvous HOST:PORT (the key "
+                     "authenticates the shards to each other there)");
+  }
+  auto key = scenario::LoadRendezvousKey(f.rendezvous_key);
+  if (!key) return key.error();
+  return std::optional<scenario::RendezvousKey>(std::move(*key));
+}
+
+Result<ServeHost> ParseServeHost(const ShardFlags& f) {
+  ServeHost out;
+  out.host = !f.serve_host.empty()   ? f.serve_host
+             : !f.rendezvous.empty() ? AddressHost(f.rendezvous)
+                                     : "127.0.0.1";
+  const bool v6 = out.host.find(':') != std::string::npos;
+  auto a = ParseAddress(v6 ? fmt::format("[{}]:0", out.host) : fmt::format("{}:0", out.host));
+  if (!a) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--serve-host {}: {}", out.host, a.error().message));
+  }
+  out.address = *a;
+  return out;
 }
 
 }  // namespace pqc::cli

@@ -12,17 +12,19 @@
 #include "core/error.h"
 #include "core/shard.h"
 #include "net/address.h"
+#include "scenario/rendezvous_auth.h"
 
 namespace pqc::cli {
 
 struct ShardFlags {
-  std::string shard, start_at, rendezvous, serve_host = "127.0.0.1";
+  std::string shard, start_at, rendezvous, rendezvous_key;
+  std::string serve_host;  // empty: the rendezvous host (127.0.0.1 without a rendezvous)
   Nanos start_tolerance = 10'000'000;
   Nanos rendezvous_timeout = 120'000'000'000;
 };
 
 // AddShardFlags: --shard and --start-tolerance; `load` adds --start-at, `run` --rendezvous,
-// --serve-host and --rendezvous-timeout.
+// --rendezvous-key, --serve-host and --rendezvous-timeout.
 void AddShardFlags(CLI::App& app, ShardFlags& f, bool run);
 
 // Shard: the parsed --shard (0/1 when not given).
@@ -30,6 +32,17 @@ Result<ShardSpec> ParseShardFlag(const ShardFlags& f);
 // StartAt: the parsed --start-at as UTC ns, 0 when not given.
 Result<int64_t> ParseStartAt(const ShardFlags& f);
 // Rendezvous: the parsed --rendezvous (numeric HOST:PORT; names are not resolved), if given.
+// Without --rendezvous-key it must be a loopback address (a rendezvous on a network needs
+// the key: docs/shards.md, "Security").
 Result<std::optional<SocketAddress>> ParseRendezvous(const ShardFlags& f);
+// RendezvousKey: the key file's contents (LoadRendezvousKey's checks), if --rendezvous-key.
+Result<std::optional<scenario::RendezvousKey>> ParseRendezvousKey(const ShardFlags& f);
+// ServeHost: --serve-host, or the rendezvous host, or 127.0.0.1; as text (what the targets
+// listen on) and as an address with port 0 (where a follower loads them).
+struct ServeHost {
+  std::string host;
+  SocketAddress address;
+};
+Result<ServeHost> ParseServeHost(const ShardFlags& f);
 
 }  // namespace pqc::cli

@@ -106,6 +106,27 @@ SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len) {
   return out;
 }
 
+SocketAddress SocketAddress::WithPort(uint16_t port) const {
+  SocketAddress out = *this;
+  if (family() == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&out.storage)->sin_port = htons(port);
+  } else if (family() == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(&out.storage)->sin6_port = htons(port);
+  }
+  return out;
+}
+
+bool SocketAddress::IsLoopback() const {
+  if (family() == AF_INET) {
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (family() == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(&a) != 0;
+  }
+  return false;
+}
+
 uint16_t SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
   if (family() == AF_INET6) {

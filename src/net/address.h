@@ -20,6 +20,10 @@ struct SocketAddress {
   int family() const { return storage.ss_family; }
   const sockaddr* sa() const { return reinterpret_cast<const sockaddr*>(&storage); }
   uint16_t port() const;
+  // WithPort: the same host, another port.
+  SocketAddress WithPort(uint16_t port) const;
+  // IsLoopback: 127.0.0.0/8 or ::1 (what only this machine can reach).
+  bool IsLoopback() const;
   // ToString: "127.0.0.1:8443" or "[::1]:8443" — the same syntax ParseAddress accepts.
   std::string ToString() const;
 };

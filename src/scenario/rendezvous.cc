@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -17,9 +18,15 @@ namespace pqc::scenario {
 namespace {
 
 constexpr int64_t kPingRounds = 8;
+constexpr std::string_view kNeedsKey =
+    "rendezvous {}: not a loopback address, and no --rendezvous-key: on a network every shard "
+    "must prove a shared key (--rendezvous-key FILE on every shard; make FILE with "
+    "(umask 077; head -c 32 /dev/urandom > FILE)), or use 127.0.0.1 for shards on this machine";
 
 const char* KindName(MessageKind k) {
   switch (k) {
+    case MessageKind::kNonce:
+      return "NONCE";
     case MessageKind::kHello:
       return "HELLO";
     case MessageKind::kWelcome:
@@ -104,6 +111,8 @@ std::string Digest(std::string_view text) {
 std::string FormatMessage(const Message& m) {
   const char* k = KindName(m.kind);
   switch (m.kind) {
+    case MessageKind::kNonce:
+      return fmt::format("{} n={}", k, m.nonce);
     case MessageKind::kHello:
       return fmt::format("{} shard={} count={} version={} scenario={} options={} plan={}", k,
                          m.shard.index, m.shard.count, m.identity.version, m.identity.scenario,
@@ -170,6 +179,16 @@ Result<Message> ParseMessage(std::string_view line) {
   };
   Status st;
   switch (m.kind) {
+    case MessageKind::kNonce: {
+      if (!(st = text(m.nonce, "n"))) return st.error();
+      const bool hex = std::all_of(m.nonce.begin(), m.nonce.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      });
+      if (m.nonce.size() != kNonceHex || !hex) {
+        return Protocol(line, "n= is not 32 lowercase hex digits");
+      }
+      break;
+    }
     case MessageKind::kHello: {
       if (!(st = num(m.shard.index, "shard")) || !(st = num(m.shard.count, "count")) ||
           !(st = text(m.identity.version, "version")) ||
@@ -222,8 +241,17 @@ Result<Message> ParseMessage(std::string_view line) {
   return m;
 }
 
+void Channel::Authenticate(std::string session, Direction self) {
+  session_ = std::move(session);
+  self_ = self;
+  sent_ = received_ = 0;
+}
+
 Status Channel::Send(const Message& m, std::string_view payload) {
   std::string out = FormatMessage(m);
+  if (authenticated()) {
+    out += " mac=" + MessageTag(session_, self_, sent_++, out, payload);
+  }
   out += '\n';
   out += payload;
   size_t off = 0;
@@ -242,6 +270,47 @@ Status Channel::Send(const Message& m, std::string_view payload) {
     off += static_cast<size_t>(n);
   }
   return {};
+}
+
+Result<std::optional<Message>> Channel::Take() {
+  const size_t nl = buf_.find('\n');
+  // The longest line: a message, then " mac=" and the tag.
+  constexpr size_t kLongest = kMaxLine + 5 + kTagHex;
+  if (nl == std::string::npos) {
+    if (buf_.size() > kLongest) return Protocol(buf_, "no end of line within 4096 bytes");
+    return std::optional<Message>();
+  }
+  const std::string_view line(buf_.data(), nl);
+  std::string_view text = line, tag;
+  if (authenticated()) {
+    auto split = SplitTag(line);
+    if (!split) {
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("rendezvous: a message without its tag on an authenticated "
+                                   "connection: '{}'",
+                                   line.substr(0, 80)));
+    }
+    text = split->message;
+    tag = split->tag;
+  }
+  auto m = ParseMessage(text);
+  if (!m) return m.error();
+  if (buf_.size() - nl - 1 < m->payload) return std::optional<Message>();  // more to come
+  const std::string_view payload = std::string_view(buf_).substr(nl + 1, m->payload);
+  if (authenticated()) {
+    const Direction peer =
+        self_ == Direction::kFromLeader ? Direction::kFromFollower : Direction::kFromLeader;
+    if (!SameTag(tag, MessageTag(session_, peer, received_, text, payload))) {
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("rendezvous: message {} ('{}') fails authentication: another "
+                                   "--rendezvous-key, a replayed or an altered message",
+                                   received_, text.substr(0, 60)));
+    }
+    ++received_;
+  }
+  m->body = std::string(payload);
+  buf_.erase(0, nl + 1 + m->payload);
+  return std::optional<Message>(std::move(*m));
 }
 
 Status Channel::Fill(Nanos deadline) {
@@ -268,24 +337,25 @@ Status Channel::Fill(Nanos deadline) {
 
 Result<Message> Channel::Receive(Nanos deadline) {
   for (;;) {
-    const size_t nl = buf_.find('\n');
-    if (nl != std::string::npos) {
-      std::string line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
-      return ParseMessage(line);
-    }
-    if (buf_.size() > kMaxLine) return Protocol(buf_, "no end of line within 4096 bytes");
+    auto m = Take();
+    if (!m) return m.error();
+    if (*m) return std::move(**m);
     if (Status st = Fill(deadline); !st) return st.error();
   }
 }
 
-Result<std::string> Channel::ReceiveBytes(uint64_t n, Nanos deadline) {
-  while (buf_.size() < n) {
-    if (Status st = Fill(deadline); !st) return st.error();
+Result<std::optional<Message>> Channel::TryReceive() {
+  auto m = Take();
+  if (!m || *m) return m;
+  char chunk[4096];
+  const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::optional<Message>();
+  if (n <= 0) {
+    return MakeError(ErrorKind::kIo, n == 0 ? "closed the connection"
+                                            : fmt::format("recv failed: {}", std::strerror(errno)));
   }
-  std::string out = buf_.substr(0, n);
-  buf_.erase(0, n);
-  return out;
+  buf_.append(chunk, static_cast<size_t>(n));
+  return Take();
 }
 
 namespace {
@@ -301,92 +371,219 @@ std::string Differs(const PlanIdentity& a, const PlanIdentity& b) {
   return "";
 }
 
-// Blocking accept with a deadline on the non-blocking listener.
-Result<ScopedFd> AcceptUntil(int listen_fd, Nanos deadline) {
-  for (;;) {
-    auto fd = AcceptNonBlocking(listen_fd);
-    if (!fd) return fd.error();
-    if (fd->valid()) return std::move(*fd);
-    const Nanos left = deadline - MonotonicNow();
-    if (left <= 0) return ScopedFd{};
-    pollfd p{listen_fd, POLLIN, 0};
-    (void)::poll(&p, 1, static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 1000)));
+constexpr Nanos kHandshakeTime = 10'000'000'000;  // a joiner's time to say who it is
+constexpr size_t kMaxJoining = 32;                // connections in their handshake at once
+
+// Joiner: a connection to shard 0 that has not yet joined, one step of the handshake at a
+// time (the leader serves them all at once: a silent or slow stranger delays no one).
+struct Joiner {
+  enum class Step { kNonce, kHello, kClock };
+  Channel channel;
+  std::string from;  // the peer's address, for the log
+  Nanos until = 0;
+  Step step = Step::kHello;
+  uint32_t who = 0;
+};
+
+std::string PeerOf(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "a peer";
+  return AddressFromSockaddr(reinterpret_cast<sockaddr*>(&ss), len).ToString();
+}
+
+// JoinOutcome: what one message did to a joiner.
+enum class JoinOutcome { kGoOn, kJoined, kDrop };
+
+// Admit: one message of a joiner's handshake. A joiner that breaks the protocol or fails to
+// prove the key is dropped (kDrop, `why` says why); a shard that proved itself (or, without a
+// key, said who it is) and would run something else ends the study (the error): that is a
+// misconfigured shard, and waiting for it would only end in a timeout.
+Result<JoinOutcome> Admit(Joiner& j, const Message& m, const ShardSpec& spec,
+                          const PlanIdentity& identity, const RendezvousKey* key,
+                          const std::vector<bool>& joined, std::string& why) {
+  using Step = Joiner::Step;
+  switch (j.step) {
+    case Step::kNonce: {
+      if (m.kind != MessageKind::kNonce) {
+        why =
+            "it did not open with a NONCE: this shard 0 requires the rendezvous key (start "
+            "every shard with the same --rendezvous-key FILE)";
+        return JoinOutcome::kDrop;
+      }
+      auto nonce = NewNonce();
+      if (!nonce) return nonce.error();
+      if (Status st = j.channel.Send({.kind = MessageKind::kNonce, .nonce = *nonce}); !st) {
+        why = st.error().message;
+        return JoinOutcome::kDrop;
+      }
+      j.channel.Authenticate(SessionKey(*key, *nonce, m.nonce), Direction::kFromLeader);
+      j.step = Step::kHello;
+      return JoinOutcome::kGoOn;
+    }
+    case Step::kHello: {
+      if (m.kind == MessageKind::kNonce) {
+        why =
+            "it sent a NONCE: it has a --rendezvous-key, this shard 0 has none (give every "
+            "shard the same key, or none)";
+        return JoinOutcome::kDrop;
+      }
+      if (m.kind != MessageKind::kHello) {
+        why = "it spoke before saying who it is";
+        return JoinOutcome::kDrop;
+      }
+      const uint32_t who = m.shard.index;
+      std::string refuse;
+      if (m.shard.count != spec.count) {
+        refuse = fmt::format("shard {} was started as one of {} shards, shard 0 as one of {}", who,
+                             m.shard.count, spec.count);
+      } else if (who == 0 || who >= spec.count || joined[who]) {
+        refuse = fmt::format(
+            "shard {} of {} has joined already or cannot exist (give each shard its own index)",
+            who, spec.count);
+      } else if (std::string d = Differs(identity, m.identity); !d.empty()) {
+        refuse = fmt::format(
+            "shard {} would run {} than shard 0: every shard needs the same scenario, flags and "
+            "pqc-bench",
+            who, d);
+      }
+      if (!refuse.empty()) {
+        (void)j.channel.Send({.kind = MessageKind::kRefuse, .text = refuse});
+        return MakeError(ErrorKind::kConfig, "rendezvous: " + refuse);
+      }
+      if (Status st = j.channel.Send({.kind = MessageKind::kWelcome}); !st) {
+        why = st.error().message;
+        return JoinOutcome::kDrop;
+      }
+      j.who = who;
+      j.step = Step::kClock;
+      return JoinOutcome::kGoOn;
+    }
+    case Step::kClock:
+      // The joiner's clock rounds, answered at once: the leader's time as late as possible.
+      if (m.kind == MessageKind::kReady) {
+        if (joined[j.who]) {  // another connection claimed the index meanwhile
+          why = fmt::format("shard {} has joined already", j.who);
+          return JoinOutcome::kDrop;
+        }
+        return JoinOutcome::kJoined;
+      }
+      if (m.kind != MessageKind::kPing) {
+        why = "expected PING or READY";
+        return JoinOutcome::kDrop;
+      }
+      if (Status st = j.channel.Send({.kind = MessageKind::kPong, .t0 = m.t0, .t1 = UnixNowNs()});
+          !st) {
+        why = st.error().message;
+        return JoinOutcome::kDrop;
+      }
+      return JoinOutcome::kGoOn;
   }
+  return JoinOutcome::kDrop;
 }
 
 }  // namespace
 
 Result<Leader> Leader::Open(const SocketAddress& addr, const ShardSpec& spec,
-                            const PlanIdentity& identity, Nanos deadline, std::FILE* log) {
+                            const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline,
+                            std::FILE* log) {
+  if (key == nullptr && !addr.IsLoopback()) {
+    return MakeError(ErrorKind::kUsage, fmt::format(kNeedsKey, addr.ToString()));
+  }
   auto listener = ListenTcp(addr, 64, /*reuse_port=*/false);
   if (!listener) {
     return MakeError(ErrorKind::kIo, fmt::format("rendezvous {}: {} (shard 0 listens there; "
                                                  "choose a free port)",
                                                  addr.ToString(), listener.error().message));
   }
-  fmt::print(log, "shard 0/{}: waiting for {} more shard(s) on {}\n", spec.count, spec.count - 1,
-             addr.ToString());
+  fmt::print(log, "shard 0/{}: waiting for {} more shard(s) on {} ({})\n", spec.count,
+             spec.count - 1, addr.ToString(),
+             key != nullptr ? "each must prove the rendezvous key"
+                            : "no key: loopback only, any local process may join");
   std::fflush(log);
   Leader leader;
   std::vector<bool> joined(spec.count, false);
   joined[0] = true;
+  std::vector<Joiner> joining;
+  auto refuse = [&](Joiner& j, std::string_view why) {
+    fmt::print(log, "shard 0/{}: refused a connection from {}: {}\n", spec.count, j.from, why);
+    std::fflush(log);
+    (void)j.channel.Send({.kind = MessageKind::kRefuse, .text = std::string(why)});
+  };
   while (leader.followers_.size() + 1 < spec.count) {
-    auto fd = AcceptUntil(listener->get(), deadline);
-    if (!fd) return fd.error();
-    if (!fd->valid()) {
+    const Nanos now = MonotonicNow();
+    if (now >= deadline) {
       std::string missing;
       for (uint32_t i = 0; i < spec.count; ++i) {
         if (!joined[i]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
       }
       return MakeError(ErrorKind::kIo,
                        fmt::format("rendezvous {}: shard(s) {} of {} did not join in time; start "
-                                   "every shard with the same --rendezvous (or raise "
+                                   "every shard with the same --rendezvous{} (or raise "
                                    "--rendezvous-timeout)",
-                                   addr.ToString(), missing, spec.count));
+                                   addr.ToString(), missing, spec.count,
+                                   key != nullptr ? " and --rendezvous-key" : ""));
     }
-    Channel ch(std::move(*fd));
-    auto hello = ch.Receive(deadline);
-    if (!hello) return hello.error();
-    if (hello->kind != MessageKind::kHello) {
-      return MakeError(ErrorKind::kIo, "rendezvous: a peer spoke before saying who it is");
+    std::vector<pollfd> fds{{listener->get(), POLLIN, 0}};
+    Nanos wake = deadline;
+    for (const Joiner& j : joining) {
+      fds.push_back({j.channel.fd(), POLLIN, 0});
+      wake = std::min(wake, j.until);
     }
-    const uint32_t who = hello->shard.index;
-    std::string refuse;
-    if (hello->shard.count != spec.count) {
-      refuse = fmt::format("shard {} was started as one of {} shards, shard 0 as one of {}", who,
-                           hello->shard.count, spec.count);
-    } else if (who == 0 || who >= spec.count || joined[who]) {
-      refuse = fmt::format(
-          "shard {} of {} has joined already or cannot exist (give each shard "
-          "its own index)",
-          who, spec.count);
-    } else if (std::string d = Differs(identity, hello->identity); !d.empty()) {
-      refuse = fmt::format(
-          "shard {} would run {} than shard 0: every shard needs the same "
-          "scenario, flags and pqc-bench",
-          who, d);
+    const int ms = static_cast<int>(std::clamp<Nanos>((wake - now) / 1'000'000 + 1, 1, 1000));
+    if (::poll(fds.data(), fds.size(), ms) < 0 && errno != EINTR) {
+      return MakeError(ErrorKind::kSystem,
+                       fmt::format("rendezvous: poll failed: {}", std::strerror(errno)));
     }
-    if (!refuse.empty()) {
-      (void)ch.Send({.kind = MessageKind::kRefuse, .text = refuse});
-      return MakeError(ErrorKind::kConfig, "rendezvous: " + refuse);
+    // Serve the joiners first (their descriptors line up with fds[1..] only until new ones
+    // are added below).
+    for (size_t i = 0; i < joining.size(); ++i) {
+      Joiner& j = joining[i];
+      std::string why;
+      const bool readable = fds[i + 1].revents != 0;
+      while (readable && why.empty()) {
+        auto m = j.channel.TryReceive();
+        if (!m) {
+          why = m.error().message;
+          break;
+        }
+        if (!*m) break;
+        auto outcome = Admit(j, **m, spec, identity, key, joined, why);
+        if (!outcome) return outcome.error();
+        if (*outcome == JoinOutcome::kJoined) {
+          joined[j.who] = true;
+          fmt::print(log, "shard 0/{}: shard {} joined from {}\n", spec.count, j.who, j.from);
+          std::fflush(log);
+          leader.followers_.push_back({j.who, std::move(j.channel)});
+          j.until = -1;  // done with: removed below
+          break;
+        }
+      }
+      if (why.empty() && j.until >= 0 && MonotonicNow() >= j.until) {
+        why = "it did not finish joining within 10 s";
+      }
+      if (!why.empty()) {
+        refuse(j, why);
+        j.until = -1;
+      }
     }
-    if (Status st = ch.Send({.kind = MessageKind::kWelcome}); !st) return st.error();
-    // The joiner's clock rounds, answered at once: the leader's time as late as possible.
+    std::erase_if(joining, [](const Joiner& j) { return j.until < 0; });
+    // New connections: each gets its handshake time; beyond kMaxJoining at once, none.
     for (;;) {
-      auto m = ch.Receive(deadline);
-      if (!m) return m.error();
-      if (m->kind == MessageKind::kReady) break;
-      if (m->kind != MessageKind::kPing) {
-        return MakeError(ErrorKind::kIo, "rendezvous: expected PING or READY from a joiner");
+      auto fd = AcceptNonBlocking(listener->get());
+      if (!fd) return fd.error();
+      if (!fd->valid()) break;
+      Joiner j{.channel = Channel(std::move(*fd)),
+               .from = "",
+               .until = MonotonicNow() + kHandshakeTime,
+               .step = key != nullptr ? Joiner::Step::kNonce : Joiner::Step::kHello};
+      j.from = PeerOf(j.channel.fd());
+      if (joining.size() >= kMaxJoining) {
+        refuse(j, fmt::format("{} connections are joining already", kMaxJoining));
+        continue;
       }
-      if (Status st = ch.Send({.kind = MessageKind::kPong, .t0 = m->t0, .t1 = UnixNowNs()}); !st) {
-        return st.error();
-      }
+      joining.push_back(std::move(j));
     }
-    joined[who] = true;
-    fmt::print(log, "shard 0/{}: shard {} joined\n", spec.count, who);
-    std::fflush(log);
-    leader.followers_.push_back({who, std::move(ch)});
   }
   return leader;
 }
@@ -454,8 +651,62 @@ void Leader::End() {
   for (Follower& f : followers_) (void)f.channel.Send({.kind = MessageKind::kEnd});
 }
 
-Result<Follower> Follower::Join(const SocketAddress& leader, const ShardSpec& spec,
-                                const PlanIdentity& identity, Nanos deadline) {
+namespace {
+
+// Introduce: a joiner's side of the handshake up to shard 0's WELCOME. With a key: NONCE each
+// way, then HELLO and WELCOME tagged, so shard 0 proves the key as well (a stranger at the
+// rendezvous address cannot steer this shard).
+Status Introduce(Channel& ch, const SocketAddress& leader, const ShardSpec& spec,
+                 const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline) {
+  if (key != nullptr) {
+    auto mine = NewNonce();
+    if (!mine) return mine.error();
+    if (Status st = ch.Send({.kind = MessageKind::kNonce, .nonce = *mine}); !st) return st;
+    auto theirs = ch.Receive(deadline);
+    if (!theirs) return theirs.error();
+    if (theirs->kind == MessageKind::kRefuse) {
+      return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + theirs->text);
+    }
+    if (theirs->kind != MessageKind::kNonce) {
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("rendezvous {}: shard 0 answered '{}' to a NONCE: it has no "
+                                   "--rendezvous-key (give every shard the same key)",
+                                   leader.ToString(), FormatMessage(*theirs).substr(0, 60)));
+    }
+    ch.Authenticate(SessionKey(*key, theirs->nonce, *mine), Direction::kFromFollower);
+  }
+  Message hello{.kind = MessageKind::kHello, .shard = spec, .identity = identity};
+  if (Status st = ch.Send(hello); !st) return st;
+  auto answer = ch.Receive(deadline);
+  if (!answer) {
+    if (key == nullptr) return answer.error();
+    return MakeError(ErrorKind::kConfig,
+                     fmt::format("rendezvous {}: shard 0 did not prove the rendezvous key ({}): "
+                                 "another --rendezvous-key there, or not pqc-bench's shard 0",
+                                 leader.ToString(), answer.error().message));
+  }
+  if (answer->kind == MessageKind::kRefuse) {
+    return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + answer->text);
+  }
+  if (answer->kind == MessageKind::kNonce) {
+    return MakeError(ErrorKind::kConfig,
+                     "rendezvous: shard 0 requires the rendezvous key: give this shard the same "
+                     "--rendezvous-key FILE as shard 0");
+  }
+  if (answer->kind != MessageKind::kWelcome) {
+    return MakeError(ErrorKind::kIo, "rendezvous: shard 0 did not welcome this shard");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Follower> Follower::Join(const SocketAddress& leader, const SocketAddress& serve_host,
+                                const ShardSpec& spec, const PlanIdentity& identity,
+                                const RendezvousKey* key, Nanos deadline) {
+  if (key == nullptr && !leader.IsLoopback()) {
+    return MakeError(ErrorKind::kUsage, fmt::format(kNeedsKey, leader.ToString()));
+  }
   // Shard 0 may not listen yet (the scheduler starts every task at about the same time):
   // retry a refused connection until the deadline.
   for (;;) {
@@ -467,15 +718,8 @@ Result<Follower> Follower::Join(const SocketAddress& leader, const ShardSpec& sp
       err = SocketError(fd->get());
       if (err == 0 && (p.revents & POLLOUT) != 0) {
         Channel ch(std::move(*fd));
-        Message hello{.kind = MessageKind::kHello, .shard = spec, .identity = identity};
-        if (Status st = ch.Send(hello); !st) return st.error();
-        auto answer = ch.Receive(deadline);
-        if (!answer) return answer.error();
-        if (answer->kind == MessageKind::kRefuse) {
-          return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + answer->text);
-        }
-        if (answer->kind != MessageKind::kWelcome) {
-          return MakeError(ErrorKind::kIo, "rendezvous: shard 0 did not welcome this shard");
+        if (Status st = Introduce(ch, leader, spec, identity, key, deadline); !st) {
+          return st.error();
         }
         ClockOffset best{0, INT64_MAX};
         for (int64_t i = 0; i < kPingRounds; ++i) {
@@ -491,7 +735,7 @@ Result<Follower> Follower::Join(const SocketAddress& leader, const ShardSpec& sp
           if (t2 - t0 < best.rtt_ns) best = {pong->t1 - (t0 + t2) / 2, t2 - t0};
         }
         if (Status st = ch.Send({.kind = MessageKind::kReady}); !st) return st.error();
-        return Follower(std::move(ch), leader, spec, best);
+        return Follower(std::move(ch), serve_host, spec, best);
       }
     }
     if (MonotonicNow() >= deadline) {
@@ -518,22 +762,14 @@ Result<TrialStart> Follower::Next(Nanos deadline) {
       t.skip = true;
       t.text = m->text;
       return t;
-    case MessageKind::kTrial: {
-      auto roots = channel_.ReceiveBytes(m->payload, deadline);
-      if (!roots) return roots.error();
-      t.roots_pem = std::move(*roots);
+    case MessageKind::kTrial:
+      t.roots_pem = std::move(m->body);
       t.netns = m->netns;
       t.start_at = m->start_at - clock_.offset_ns;
-      t.target = leader_;
-      auto* sa = reinterpret_cast<sockaddr*>(&t.target.storage);
-      // The target listens on the leader's host: the address this shard reached it at.
-      if (sa->sa_family == AF_INET) {
-        reinterpret_cast<sockaddr_in*>(sa)->sin_port = htons(m->port);
-      } else {
-        reinterpret_cast<sockaddr_in6*>(sa)->sin6_port = htons(m->port);
-      }
+      // Shard 0 names a port only: the host is this shard's own --serve-host (by default the
+      // rendezvous host), so no message can point this shard's load at another machine.
+      t.target = serve_host_.WithPort(m->port);
       return t;
-    }
     default:
       return MakeError(ErrorKind::kIo,
                        fmt::format("rendezvous: unexpected '{}' from shard 0", FormatMessage(*m)));

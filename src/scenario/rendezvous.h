@@ -6,7 +6,10 @@
 // Per trial the leader announces the start instant (its wall clock), the port of the target
 // it started and the roots that verify it; every shard says when its load has finished, and
 // only then does the leader stop the target. One line per message, text, so that a stuck run
-// can be read with `ss` and a packet capture; the parser is fuzzed (fuzz/rendezvous_fuzz.cc).
+// can be read with `ss` and a packet capture; the parser is fuzzed (fuzz/shard_fuzz.cc).
+// With a key (rendezvous_auth.h) every connection opens with a NONCE each way and every line
+// after carries its tag; a connection that fails to prove the key is refused and dropped while
+// the leader goes on waiting for the real shards (docs/shards.md, "Security").
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include "core/fd.h"
 #include "core/shard.h"
 #include "net/address.h"
+#include "scenario/rendezvous_auth.h"
 
 namespace pqc::scenario {
 
@@ -32,6 +36,7 @@ struct PlanIdentity {
 };
 
 enum class MessageKind : uint8_t {
+  kNonce,
   kHello,
   kWelcome,
   kRefuse,
@@ -47,6 +52,7 @@ enum class MessageKind : uint8_t {
 // Message: one line. Which fields are set depends on the kind (see FormatMessage).
 struct Message {
   MessageKind kind = MessageKind::kEnd;
+  std::string nonce;       // nonce: 32 hex digits
   ShardSpec shard;         // hello, done
   PlanIdentity identity;   // hello
   uint64_t seq = 0;        // trial, skip, done
@@ -60,6 +66,7 @@ struct Message {
   std::string netns;
   bool valid = false;  // done
   std::string text;    // refuse, skip: the reason (rest of the line)
+  std::string body;    // trial, as received: the `payload` bytes that followed the line
 };
 
 constexpr size_t kMaxLine = 4096;
@@ -83,14 +90,26 @@ struct ClockOffset {
 class Channel {
  public:
   explicit Channel(ScopedFd fd) : fd_(std::move(fd)) {}
+  // Authenticate: from now on every message sent carries its tag and every message received
+  // must carry a valid one (`session`: SessionKey; `self`: the side this end is).
+  void Authenticate(std::string session, Direction self);
+  bool authenticated() const { return !session_.empty(); }
   Status Send(const Message& m, std::string_view payload = {});
+  // Receive: the next message, with its payload (TRIAL's roots) in `body`.
   Result<Message> Receive(Nanos deadline);
-  Result<std::string> ReceiveBytes(uint64_t n, Nanos deadline);
+  // TryReceive: a message if one has arrived whole, reading what is there without waiting
+  // (the leader serves several joining connections at once).
+  Result<std::optional<Message>> TryReceive();
+  int fd() const { return fd_.get(); }
 
  private:
+  Result<std::optional<Message>> Take();  // a whole message from buf_, if there is one
   Status Fill(Nanos deadline);
   ScopedFd fd_;
   std::string buf_;
+  std::string session_;  // empty: not authenticated
+  Direction self_ = Direction::kFromLeader;
+  uint64_t sent_ = 0, received_ = 0;  // message counters, in every tag
 };
 
 // TrialStart: what a follower is told for one trial.
@@ -109,8 +128,12 @@ class Leader {
  public:
   // Open: listens on `addr`, waits until every other shard of `spec` has joined with the same
   // identity (a mismatch is an error naming the shard and what differs), until `deadline`.
+  // With `key`, a joiner must first prove it (a connection that does not, or says anything
+  // malformed, or stays silent for 10 s, is refused, logged and dropped; the wait goes on);
+  // without one, `addr` must be a loopback address.
   static Result<Leader> Open(const SocketAddress& addr, const ShardSpec& spec,
-                             const PlanIdentity& identity, Nanos deadline, std::FILE* log);
+                             const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline,
+                             std::FILE* log);
   // Announce: trial `seq` starts at `start_at` (wall ns) on the target's `port`; `netns`, when
   // not empty, holds the namespace each shard loads from (index = shard).
   Status Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem,
@@ -130,17 +153,21 @@ class Leader {
 
 class Follower {
  public:
-  static Result<Follower> Join(const SocketAddress& leader, const ShardSpec& spec,
-                               const PlanIdentity& identity, Nanos deadline);
+  // Join: connects to shard 0 at `leader` (proving `key` and requiring shard 0 to prove it,
+  // when given). Every target this shard is told of is loaded at `serve_host` (the port from
+  // shard 0): an address this shard was given itself, never one named by shard 0.
+  static Result<Follower> Join(const SocketAddress& leader, const SocketAddress& serve_host,
+                               const ShardSpec& spec, const PlanIdentity& identity,
+                               const RendezvousKey* key, Nanos deadline);
   Result<TrialStart> Next(Nanos deadline);
   Status Done(uint64_t seq, bool valid);
   const ClockOffset& clock() const { return clock_; }
 
  private:
-  Follower(Channel c, SocketAddress leader, ShardSpec spec, ClockOffset clock)
-      : channel_(std::move(c)), leader_(leader), spec_(spec), clock_(clock) {}
+  Follower(Channel c, SocketAddress serve_host, ShardSpec spec, ClockOffset clock)
+      : channel_(std::move(c)), serve_host_(serve_host), spec_(spec), clock_(clock) {}
   Channel channel_;
-  SocketAddress leader_;
+  SocketAddress serve_host_;
   ShardSpec spec_;
   ClockOffset clock_;
 };

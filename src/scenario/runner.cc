@@ -221,14 +221,16 @@ class Runner {
   Status Meet(const PlanIdentity& identity, nlohmann::json& facts) {
     if (!o_.shard.sharded()) return {};
     const Nanos deadline = MonotonicNow() + o_.rendezvous_timeout;
+    const RendezvousKey* key = o_.rendezvous_key ? &*o_.rendezvous_key : nullptr;
     if (o_.shard.leader()) {
-      auto l = Leader::Open(*o_.rendezvous, o_.shard, identity, deadline, o_.log);
+      auto l = Leader::Open(*o_.rendezvous, o_.shard, identity, key, deadline, o_.log);
       if (!l) return l.error();
       leader_.emplace(std::move(*l));
       facts["clock_offset_ns"] = 0;
       facts["clock_rtt_ns"] = 0;
     } else {
-      auto f = Follower::Join(*o_.rendezvous, o_.shard, identity, deadline);
+      const SocketAddress& serve = o_.serve_address.len > 0 ? o_.serve_address : *o_.rendezvous;
+      auto f = Follower::Join(*o_.rendezvous, serve, o_.shard, identity, key, deadline);
       if (!f) return f.error();
       follower_.emplace(std::move(*f));
       facts["clock_offset_ns"] = follower_->clock().offset_ns;

@@ -16,6 +16,7 @@
 #include "core/shard.h"
 #include "net/address.h"
 #include "scenario/plan.h"
+#include "scenario/rendezvous_auth.h"
 #include "scenario/scenario.h"
 
 namespace pqc::scenario {
@@ -34,7 +35,11 @@ struct RunOptions {
   // instant invalidates that shard's trial.
   ShardSpec shard;
   std::optional<SocketAddress> rendezvous;
+  std::optional<RendezvousKey> rendezvous_key;  // none: the rendezvous is on loopback
   std::string serve_host = "127.0.0.1";
+  // serve_host with port 0: where a follower loads shard 0's targets (unset: the rendezvous
+  // host).
+  SocketAddress serve_address;
   Nanos rendezvous_timeout = 120'000'000'000;
   Nanos start_margin = 300'000'000;  // announce → start: every shard has read it by then
   Nanos max_start_late = 10'000'000;

@@ -1,0 +1,125 @@
+#include "scenario/rendezvous_auth.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "core/fd.h"
+
+namespace pqc::scenario {
+namespace {
+
+constexpr std::string_view kHowToMake =
+    "make one with: (umask 077; head -c 32 /dev/urandom > FILE), the same file for every shard";
+
+std::string Hex(const unsigned char* p, size_t n) {
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) out += fmt::format("{:02x}", p[i]);
+  return out;
+}
+
+bool IsLowerHex(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Mac: HMAC-SHA256 of the concatenated parts under `key`, raw bytes.
+std::string Mac(std::string_view key, std::initializer_list<std::string_view> parts) {
+  std::string data;
+  for (std::string_view p : parts) data += p;
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  unsigned int len = 0;
+  // One-shot HMAC: no context to own; it fails only without SHA-256, which OpenSSL 3 has.
+  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+           reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
+           &len) == nullptr) {
+    return {};
+  }
+  return {reinterpret_cast<const char*>(out.data()), len};
+}
+
+}  // namespace
+
+Result<RendezvousKey> LoadRendezvousKey(const std::string& path) {
+  auto fail = [&](std::string_view why) {
+    return MakeError(ErrorKind::kUsage, fmt::format("--rendezvous-key {}: {}", path, why));
+  };
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    return fail(fmt::format("cannot open it: {}; {}", std::strerror(errno), kHowToMake));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return fail(fmt::format("not a regular file; {}", kHowToMake));
+  }
+  if ((st.st_mode & 077) != 0) {
+    return fail(fmt::format(
+        "other users can read or write it (mode {:04o}): a key others can read proves nothing; "
+        "chmod 600 it (a Kubernetes Secret: defaultMode 0400)",
+        st.st_mode & 07777));
+  }
+  if (st.st_size < static_cast<off_t>(kMinKeyBytes) ||
+      st.st_size > static_cast<off_t>(kMaxKeyBytes)) {
+    return fail(fmt::format("{} bytes; a key has {} to {}; {}", st.st_size, kMinKeyBytes,
+                            kMaxKeyBytes, kHowToMake));
+  }
+  RendezvousKey key;
+  key.bytes.resize(static_cast<size_t>(st.st_size));
+  size_t off = 0;
+  while (off < key.bytes.size()) {
+    const ssize_t n = ::read(fd.get(), key.bytes.data() + off, key.bytes.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(n == 0 ? "it shrank while read" : std::strerror(errno));
+    off += static_cast<size_t>(n);
+  }
+  return key;
+}
+
+Result<std::string> NewNonce() {
+  std::array<unsigned char, kNonceHex / 2> raw{};
+  if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) {
+    return MakeError(ErrorKind::kTls, "rendezvous: OpenSSL's random generator failed");
+  }
+  return Hex(raw.data(), raw.size());
+}
+
+std::string SessionKey(const RendezvousKey& key, std::string_view leader_nonce,
+                       std::string_view follower_nonce) {
+  return Mac(key.bytes, {"pqc-bench rendezvous 1\n", leader_nonce, "\n", follower_nonce});
+}
+
+std::string MessageTag(std::string_view session, Direction from, uint64_t counter,
+                       std::string_view line, std::string_view payload) {
+  const char dir = static_cast<char>(from);
+  const std::string head = fmt::format("{} {}\n", dir, counter);
+  const std::string mac = Mac(session, {head, line, "\n", payload});
+  return Hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
+}
+
+bool SameTag(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::optional<Tagged> SplitTag(std::string_view line) {
+  constexpr std::string_view kField = " mac=";
+  if (line.size() < kField.size() + kTagHex) return std::nullopt;
+  const size_t at = line.size() - kTagHex - kField.size();
+  if (line.substr(at, kField.size()) != kField) return std::nullopt;
+  const std::string_view tag = line.substr(at + kField.size());
+  if (!IsLowerHex(tag)) return std::nullopt;
+  return Tagged{line.substr(0, at), tag};
+}
+
+}  // namespace pqc::scenario
