@@ -165,6 +165,24 @@ def check_manifest(docs, repo_root=None):
     serve = option(words, "--serve-host")
     c.expect(f"Job {job_name}: --serve-host (the leader's pod name)", repr(leader), serve,
              ok=serve == leader)
+    def under(path, mounts):
+        return path is not None and any(
+            mp and (path == mp or path.startswith(mp.rstrip("/") + "/")) for mp in mounts)
+
+    # The rendezvous key: a file on a Secret volume no other user can read (pqc-bench refuses
+    # a key of another mode, and a key in the image or a ConfigMap would be no secret).
+    key = option(words, "--rendezvous-key")
+    secrets = {v.get("name"): v.get("secret") for v in pod_spec(shard).get("volumes") or []
+               if v.get("secret")}
+    key_mounts = [(m.get("mountPath"), secrets[m.get("name")]) for ct in containers(shard)
+                  for m in ct.get("volumeMounts") or [] if m.get("name") in secrets]
+    found = [sec for mp, sec in key_mounts if key and under(key, [mp])]
+    if c.expect(f"Job {job_name}: --rendezvous-key under a mount of a Secret volume "
+                f"(mounts {[mp for mp, _ in key_mounts]})", "a path on a Secret", key,
+                ok=bool(found)):
+        mode = found[0].get("defaultMode", 0o644)
+        c.expect(f"Job {job_name}: the key Secret's defaultMode (no group or other bits)",
+                 "0400 or 0600", oct(mode), ok=mode & 0o077 == 0)
     pspec = pod_spec(shard)
     c.expect(f"Job {job_name}: pod template subdomain (= the Service's name)", repr(svc_name),
              pspec.get("subdomain"), ok=pspec.get("subdomain") == svc_name)
@@ -218,10 +236,6 @@ def check_manifest(docs, repo_root=None):
                 for v in pod_spec(job).get("volumes") or []}
         return [m.get("mountPath") for ct in containers(job) for m in ct.get("volumeMounts") or []
                 if vols.get(m.get("name")) == claim_name]
-
-    def under(path, mounts):
-        return path is not None and any(
-            mp and (path == mp or path.startswith(mp.rstrip("/") + "/")) for mp in mounts)
 
     results = option(words, "--results")
     mounts = claim_mounts(shard)
@@ -324,6 +338,9 @@ MUTATIONS = [
     ("restartPolicy OnFailure", lambda d: pod_spec(_merge(d)).update(
         restartPolicy="OnFailure")),
     ("no PersistentVolumeClaim", lambda d: d.remove(_kind(d, "PersistentVolumeClaim"))),
+    ("no --rendezvous-key", lambda d: _set_arg(d, "--rendezvous-key", "/results/key")),
+    ("the key Secret readable by all", lambda d: pod_spec(_shard(d))["volumes"][1]["secret"]
+     .update(defaultMode=0o444)),
 ]
 
 

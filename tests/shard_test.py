@@ -13,7 +13,10 @@ then makes one database. Checked, from the SQLite files themselves:
 - a shard with other flags is refused at the rendezvous, naming what differs;
 - a shard that starts late (stopped with SIGSTOP across the start instant) is detected: its
   own trial and the merged one are invalid, naming it;
-- merge refuses a set with a shard missing or given twice, and databases of two studies.
+- merge refuses a set with a shard missing or given twice, and databases of two studies;
+- with --rendezvous-key, strangers connecting while shard 0 waits (no key, garbage, silence)
+  are refused, each logged, and the study completes; a key others can read, a key without a
+  rendezvous and a non-loopback rendezvous without a key are refused before anything runs.
 """
 import json
 import math
@@ -122,6 +125,11 @@ def main():
     scen = tmp / "shard.toml"
     scen.write_text(SCENARIO)
 
+    key_file, open_key = tmp / "rendezvous.key", tmp / "readable.key"
+    for path, mode in ((key_file, 0o600), (open_key, 0o644)):
+        path.write_bytes(os.urandom(32))
+        os.chmod(path, mode)
+
     # 0. Bad shard flags: refused before anything runs, saying what would be valid.
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     for args, words in (
@@ -133,7 +141,13 @@ def main():
             (["run", str(scen), "--shard", "1/2", "--rendezvous", "127.0.0.1:0"], "give a port"),
             (["load", "--target", "127.0.0.1:1", "--start-at", "2026-13-01T00:00:00Z"],
              "out of range"),
-            (["load", "--target", "127.0.0.1:1", "--shard", "two/3"], "valid: I/N")):
+            (["load", "--target", "127.0.0.1:1", "--shard", "two/3"], "valid: I/N"),
+            (["run", str(scen), "--shard", "1/2", "--rendezvous", "10.9.8.7:7000"],
+             "not a loopback address, and no --rendezvous-key"),
+            (["run", str(scen), "--shard", "1/2", "--rendezvous", "127.0.0.1:7000",
+              "--rendezvous-key", str(open_key)], "chmod 600"),
+            (["run", str(scen), "--shard", "1/2", "--rendezvous-key", str(key_file)],
+             "only with --shard and --rendezvous")):
         r = subprocess.run([bin_, *args], capture_output=True, text=True, env=env, timeout=60)
         check(r.returncode == 2 and words in r.stderr,
               f"{' '.join(args[-2:])}: exit 2, '{words}' ({r.stderr.strip()[:120]})")
@@ -299,6 +313,69 @@ def main():
     fm = subprocess.run([bin_, "merge", *map(str, fdirs), "-o", str(tmp / "failing-merged")],
                         capture_output=True, text=True)
     check(fm.returncode == 0, f"the merge of a study with a failed arm ({fm.stderr[-300:]})")
+    # 7. An authenticated rendezvous: while shard 0 waits, strangers connect — one without the
+    # key, one with garbage, one that says nothing — and are refused (the silent one once its
+    # 10 s are up, or when the wait ends); shard 1 with the key joins and the study completes.
+    port = free_port()
+    keyed = ["--rendezvous-key", str(key_file)]
+    args = lambda i: [bin_, "run", str(scen), "--shard", f"{i}/2", "--rendezvous",
+                      f"127.0.0.1:{port}", "--results", str(tmp / "keyed"),
+                      "--rendezvous-timeout", "60s", "--start-tolerance", "10ms", *keyed]
+    leader = subprocess.Popen(args(0), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lead_err = []
+    waiting = threading.Event()
+
+    def read_leader():
+        for line in leader.stderr:
+            lead_err.append(line)
+            if "waiting for" in line:
+                waiting.set()
+
+    reader = threading.Thread(target=read_leader)
+    reader.start()
+    if not waiting.wait(60):
+        leader.kill()
+        reader.join()
+        fail("shard 0 does not wait at the rendezvous: " + "".join(lead_err)[-2000:])
+    print("ok: shard 0 waits at the rendezvous")
+    check(any("each must prove the rendezvous key" in line for line in lead_err),
+          "shard 0 says each shard must prove the key")
+    answers = {}
+    silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+    for name, data in (("no key", b"HELLO shard=1 count=2 version=x scenario=a options=b "
+                                  b"plan=c\n"),
+                       ("garbage", b"\x16\x03\x01\x00\x10 not the protocol\n")):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+            c.sendall(data)
+            got = b""
+            while True:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+            answers[name] = got.decode(errors="replace")
+    for name, got in answers.items():
+        check(got.startswith("REFUSE"), f"the stranger with {name} is refused: {got.strip()[:100]}")
+    follower = subprocess.Popen(args(1), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    _, ferr = follower.communicate(timeout=240)
+    leader.wait(timeout=240)
+    reader.join()
+    silent.close()
+    lerr = "".join(lead_err)
+    if leader.returncode != 0 or follower.returncode != 0:
+        print(lerr[-3000:], ferr[-3000:])
+    check(leader.returncode == 0 and follower.returncode == 0,
+          "the keyed study completes despite the strangers (both shards exit 0)")
+    refused = [line for line in lead_err if "refused a connection" in line]
+    check(len(refused) >= 2 and any("requires the rendezvous key" in r for r in refused) and
+          any("malformed" in r for r in refused),
+          f"shard 0 logged each refusal: {[r.strip()[:90] for r in refused]}")
+    keyed_dirs = shard_dirs(tmp / "keyed")
+    km = subprocess.run([bin_, "merge", *map(str, keyed_dirs), "-o", str(tmp / "keyed-merged")],
+                        capture_output=True, text=True)
+    check(km.returncode == 0 and len(keyed_dirs) == 2, "the keyed study's two shards merge")
+
     print(f"PASS ({total_union} connections checked)")
 
 

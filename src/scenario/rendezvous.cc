@@ -52,10 +52,13 @@ const char* KindName(MessageKind k) {
 }
 
 Error Protocol(std::string_view line, std::string_view why) {
+  // What a stranger sent goes to the log: its bytes outside printable ASCII as '?'.
+  std::string shown(line.substr(0, 80));
+  for (char& c : shown) c = c >= 0x20 && c < 0x7f ? c : '?';
   return MakeError(ErrorKind::kIo,
                    fmt::format("rendezvous: malformed message '{}': {} (is a pqc-bench of the "
                                "same version on the other end?)",
-                               line.substr(0, 80), why));
+                               shown, why));
 }
 
 // Fields: the key=value tokens of a line after its kind, each key once.
