@@ -144,6 +144,12 @@ def part_b(cluster, bench, source):
         check(len(job_dirs) == 1, "one job directory under the results",
               f"found {[p.name for p in job_dirs]}")
         job_dir = job_dirs[0]
+        # The recipe's rendezvous key: shard 0 required it, and it is gone after the job.
+        log = job_out.read_text(errors="replace")
+        check("each must prove the rendezvous key" in log,
+              "shard 0 required the rendezvous key the recipe made", tail(job_out))
+        check(not (job_dir / ".rendezvous.key").exists(),
+              "the job's rendezvous key is removed after the shards")
         shards = sorted(p for p in job_dir.glob(f"*-shard-*-of-{SHARDS}") if p.is_dir())
         check(len(shards) == SHARDS, f"{SHARDS} shard directories",
               f"found {[p.name for p in shards]}")
