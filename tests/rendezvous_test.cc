@@ -332,9 +332,43 @@ TEST(Rendezvous, StrangersAreRefusedAndTheRealShardsJoin) {
   EXPECT_EQ(t1->roots_pem, "PEM");
   ASSERT_TRUE(one->Done(0, true).ok());
   ASSERT_TRUE(two->Done(0, false).ok());
-  auto invalid = l->WaitDone(0, MonotonicNow() + 5 * kSecond);
-  ASSERT_TRUE(invalid.ok()) << invalid.error().message;
-  EXPECT_EQ(*invalid, std::vector<uint32_t>{2});
+  auto finished = l->WaitDone(0, MonotonicNow() + 5 * kSecond);
+  EXPECT_TRUE(finished.lost.empty());
+  EXPECT_EQ(finished.invalid, std::vector<uint32_t>{2});
+}
+
+// A follower that dies or stalls during a trial is lost, not waited for beyond the deadline;
+// the others' answers count, and they are told when the study stops.
+TEST(Rendezvous, LostFollowersAreNamedAndTheOthersTold) {
+  const uint16_t port = FreePort();
+  LeaderThread leader(port, 4, &kKey);
+  auto one = Join(port, 1, 4, &kKey);
+  auto two = Join(port, 2, 4, &kKey);
+  auto three = Join(port, 3, 4, &kKey);
+  ASSERT_TRUE(one.ok() && two.ok() && three.ok());
+  auto& l = leader.result();
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  ASSERT_TRUE(l->Announce(5, 1, 4433, "").ok());
+  ASSERT_TRUE(one->Next(MonotonicNow() + 5 * kSecond).ok());
+  ASSERT_TRUE(three->Next(MonotonicNow() + 5 * kSecond).ok());
+  { Follower dead = std::move(*one); }  // shard 1 exits: its connection closes
+  // shard 2 stalls (never answers); shard 3 answers, after the deadline has been spent on 2.
+  ASSERT_TRUE(three->Done(5, true).ok());
+  const Nanos before = MonotonicNow();
+  auto finished = l->WaitDone(5, MonotonicNow() + kSecond);
+  EXPECT_LT(MonotonicNow() - before, 3 * kSecond);
+  ASSERT_EQ(finished.lost.size(), 2u);
+  EXPECT_EQ(finished.lost[0].first, 1u);
+  EXPECT_NE(finished.lost[0].second.find("closed the connection"), std::string::npos);
+  EXPECT_EQ(finished.lost[1].first, 2u);
+  EXPECT_NE(finished.lost[1].second.find("timed out"), std::string::npos);
+  EXPECT_TRUE(finished.invalid.empty());
+  EXPECT_EQ(l->followers(), 1u);  // shard 3 only
+  l->Stop("lost shard 1");
+  auto t = three->Next(MonotonicNow() + 5 * kSecond);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_TRUE(t->stop);
+  EXPECT_EQ(t->text, "lost shard 1");
 }
 
 // A stranger in shard 0's place (the port taken first, or the path between) cannot steer a

@@ -14,6 +14,9 @@ then makes one database. Checked, from the SQLite files themselves:
 - a shard that starts late (stopped with SIGSTOP across the start instant) is detected: its
   own trial and the merged one are invalid, naming it;
 - merge refuses a set with a shard missing or given twice, and databases of two studies;
+- a follower killed during a trial: shard 0 stores that trial invalid naming it, stops the
+  study, tells the other shard, and exits 1 (as does the other); merge still makes one
+  database of every connection the shards stored;
 - with --rendezvous-key, strangers connecting while shard 0 waits (no key, garbage, silence)
   are refused, each logged, and the study completes; a key others can read, a key without a
   rendezvous and a non-loopback rendezvous without a key are refused before anything runs.
@@ -375,6 +378,56 @@ def main():
     km = subprocess.run([bin_, "merge", *map(str, keyed_dirs), "-o", str(tmp / "keyed-merged")],
                         capture_output=True, text=True)
     check(km.returncode == 0 and len(keyed_dirs) == 2, "the keyed study's two shards merge")
+
+    # 8. A follower killed in the middle: shard 1 of 3 gets SIGKILL during the second trial.
+    lost = SCENARIO.replace("count = 1", "count = 3").replace('duration = "2s"',
+                                                               'duration = "3s"')
+    (tmp / "lost.toml").write_text(lost)
+    procs = start_shards(bin_, tmp / "lost.toml", tmp / "lost", 3, free_port())
+    err1 = []
+
+    def kill_in_trial_two():
+        for line in procs[1].stderr:
+            err1.append(line)
+            if line.startswith("[2/"):
+                time.sleep(1.5)  # into the trial's load
+                os.kill(procs[1].pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_in_trial_two)
+    killer.start()
+    started = time.monotonic()
+    outs = []
+    for p in (procs[0], procs[2]):
+        o, e = p.communicate(timeout=240)
+        outs.append((p.returncode, e))
+    procs[1].wait(timeout=60)
+    killer.join()
+    check(time.monotonic() - started < 120, "the study with a killed shard ended (no hang)")
+    (rc0, e0), (rc2, e2) = outs
+    check(rc0 == 1 and "run stopped before its plan's end: lost shard 1" in e0,
+          f"shard 0 stops the study naming shard 1, exit 1 (was {rc0}): "
+          f"{[l for l in e0.splitlines() if 'stopped' in l][:1]}")
+    check(rc2 == 1 and "shard 0 stopped the study" in e2,
+          f"shard 2 is told and exits 1 (was {rc2})")
+    lost_dirs = shard_dirs(tmp / "lost")
+    by_index = {int(d.name.rsplit("-shard-", 1)[1].split("-of-")[0]): d for d in lost_dirs}
+    lead_db = by_index[0] / "results.sqlite"
+    last = rows(lead_db, "SELECT seq, valid, reasons_json FROM trials ORDER BY seq")
+    check(last and last[-1][1] == 0 and "lost shard 1" in last[-1][2],
+          f"shard 0's last trial is stored invalid, naming the lost shard: {last[-1][2][:160]}")
+    stored = sum(rows(d / "results.sqlite", "SELECT count(*) FROM connections")[0][0]
+                 for d in lost_dirs)
+    lm = subprocess.run([bin_, "merge", *map(str, lost_dirs), "-o", str(tmp / "lost-merged")],
+                        capture_output=True, text=True)
+    if lm.returncode != 0:
+        print(lm.stderr[-2000:])
+    ldb = tmp / "lost-merged" / "results.sqlite"
+    check(ldb.exists(), f"merge makes a database of the stopped study (exit {lm.returncode})")
+    merged_n = rows(ldb, "SELECT count(*) FROM connections")[0][0]
+    check(merged_n == stored, f"it holds every stored connection: {merged_n} = {stored}")
+    (mreasons,), = rows(ldb, "SELECT reasons_json FROM trials ORDER BY seq DESC LIMIT 1")
+    check("shard 1 stored no record of this trial" in mreasons,
+          f"the merged last trial names the missing shard: {mreasons[:200]}")
 
     print(f"PASS ({total_union} connections checked)")
 

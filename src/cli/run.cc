@@ -137,7 +137,13 @@ int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
   if (!stored) return ReportError("run", stored.error());
   const auto valid = std::count_if(stored->trials.begin(), stored->trials.end(),
                                    [](const results::StoredTrial& t) { return t.valid; });
-  if (!outcome.complete) {
+  if (!outcome.stopped.empty()) {
+    fmt::print(stderr,
+               "run stopped before its plan's end: {}; every trial measured until then is "
+               "stored (a sharded study cannot be resumed: merge the shards' directories for what "
+               "was measured, or run the study again)\n",
+               outcome.stopped);
+  } else if (!outcome.complete) {
     fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome.dir);
   }
   if (valid == 0) {

@@ -246,7 +246,8 @@ struct MergedTrial {
 
 // ReadAll: every shard's records of trial `seq`, read side by side (one SQLite connection per
 // shard), at most one reader per core but the copy's.
-Result<std::vector<results::TrialRecords>> ReadAll(std::vector<Shard>& shards, uint32_t seq) {
+Result<std::vector<results::TrialRecords>> ReadAll(const std::vector<Shard*>& shards,
+                                                   uint32_t seq) {
   std::vector<std::optional<Result<results::TrialRecords>>> got(shards.size());
   // One core is the copy's (MergeShards copies the trial's rows beside this): the readers
   // take the others, so that neither half waits for the other's CPU.
@@ -255,7 +256,7 @@ Result<std::vector<results::TrialRecords>> ReadAll(std::vector<Shard>& shards, u
     std::vector<std::thread> readers;
     for (size_t k = first; k < std::min(shards.size(), first + width); ++k) {
       readers.emplace_back([&, k] {
-        got[k].emplace(results::ReadTrialRecords(shards[k].db, shards[k].by_seq.at(seq)->id));
+        got[k].emplace(results::ReadTrialRecords(shards[k]->db, shards[k]->by_seq.at(seq)->id));
       });
     }
     for (std::thread& t : readers) t.join();
@@ -268,10 +269,14 @@ Result<std::vector<results::TrialRecords>> ReadAll(std::vector<Shard>& shards, u
   return out;
 }
 
-Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
+// MergeTrial: trial `seq` of the shards that stored it (`shards`, shard 0 first); the others,
+// `missing`, ended during it or before (killed, lost): the merged trial keeps every connection
+// that was stored and is invalid, naming them.
+Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
+                               const std::vector<uint32_t>& missing, uint32_t seq,
                                const LoadOptions& options) {
   MergedTrial m;
-  const Shard& lead = shards.front();
+  const Shard& lead = *shards.front();
   const results::StoredTrial& t0 = *lead.by_seq.at(seq);
   const int64_t tolerance =
       lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000});
@@ -290,8 +295,14 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
   }
   m.load.connections.reserve(connections);
   m.load.requests.reserve(requests);
+  for (uint32_t who : missing) {
+    reasons.push_back(
+        fmt::format("shard {} stored no record of this trial (it ended during "
+                    "it or before: see its output); merged from the others",
+                    who));
+  }
   for (size_t k = 0; k < shards.size(); ++k) {
-    Shard& s = shards[k];
+    Shard& s = *shards[k];
     const results::StoredTrial& t = *s.by_seq.at(seq);
     results::TrialRecords& rec = m.records[k];
     const int64_t d = ShiftNs(s, t, lead, t0);
@@ -356,7 +367,7 @@ Result<MergedTrial> MergeTrial(std::vector<Shard>& shards, uint32_t seq,
   row.seq = t0.seq;
   row.started = t0.started;
   row.ended = t0.ended;
-  for (const Shard& s : shards) row.ended = std::max(row.ended, s.by_seq.at(seq)->ended);
+  for (const Shard* s : shards) row.ended = std::max(row.ended, s->by_seq.at(seq)->ended);
   row.reasons = summary.invalid_reasons;
   row.reasons.insert(row.reasons.end(), reasons.begin(), reasons.end());
   row.valid = row.reasons.empty();
@@ -474,12 +485,22 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   for (const Shard& s : *shards) out.complete = out.complete && s.run.complete;
   uint64_t kept = 0;  // connections held in out.loaded
   for (const results::StoredTrial& t0 : lead.run.trials) {
-    const bool everywhere = std::all_of(shards->begin(), shards->end(),
-                                        [&](const Shard& s) { return s.by_seq.count(t0.seq) > 0; });
-    if (!everywhere) {
-      fmt::print(o.log, "trial {} is missing from a shard: left out\n", t0.seq);
+    // The shards that stored this trial (shard 0 always: the iteration is over its trials).
+    std::vector<Shard*> present;
+    std::vector<uint32_t> missing;
+    for (Shard& s : *shards) {
+      if (s.by_seq.count(t0.seq) > 0) {
+        present.push_back(&s);
+      } else {
+        missing.push_back(s.run.info.shard.index);
+      }
+    }
+    if (!missing.empty()) {
+      fmt::print(o.log,
+                 "trial {}: shard(s) {} stored no record of it: merged from the others, "
+                 "invalid\n",
+                 t0.seq, fmt::join(missing, ", "));
       out.complete = false;
-      continue;
     }
     // The merged trial takes shard 0's trial id, so that its rows can be copied (inside
     // SQLite, on the merged file's connection) while its statistics are computed from the
@@ -488,7 +509,8 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
     const int64_t id = t0.id;
     std::vector<CopyPlan> plans;
     int64_t id_offset = 0, request_offset = 0;
-    for (Shard& s : *shards) {
+    for (Shard* shard : present) {
+      Shard& s = *shard;
       const results::StoredTrial& t = *s.by_seq.at(t0.seq);
       auto extent = TrialExtent(s.db, t.id);
       if (!extent) return extent.error();
@@ -507,7 +529,7 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
       }
       copy_end = MonotonicNow();
     });
-    auto m = MergeTrial(*shards, t0.seq, (*options)[t0.arm - 1]);
+    auto m = MergeTrial(present, missing, t0.seq, (*options)[t0.arm - 1]);
     const Nanos read_end = MonotonicNow();
     copier.join();
     if (!m) return m.error();

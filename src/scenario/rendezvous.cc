@@ -47,6 +47,8 @@ const char* KindName(MessageKind k) {
       return "DONE";
     case MessageKind::kEnd:
       return "END";
+    case MessageKind::kStop:
+      return "STOP";
   }
   return "?";
 }
@@ -121,6 +123,7 @@ std::string FormatMessage(const Message& m) {
                          m.shard.index, m.shard.count, m.identity.version, m.identity.scenario,
                          m.identity.options, m.identity.plan);
     case MessageKind::kRefuse:
+    case MessageKind::kStop:
       return fmt::format("{} {}", k, m.text);
     case MessageKind::kPing:
       return fmt::format("{} t0={}", k, m.t0);
@@ -148,12 +151,12 @@ Result<Message> ParseMessage(std::string_view line) {
   const std::string_view rest =
       sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
   Message m;
-  for (int i = 0; i <= static_cast<int>(MessageKind::kEnd); ++i) {
+  for (int i = 0; i <= static_cast<int>(MessageKind::kStop); ++i) {
     if (kind == KindName(static_cast<MessageKind>(i))) m.kind = static_cast<MessageKind>(i);
   }
   if (kind != KindName(m.kind)) return Protocol(line, "unknown kind");
   // Kinds whose text is the rest of the line (free words, after a sequence number for SKIP).
-  if (m.kind == MessageKind::kRefuse) {
+  if (m.kind == MessageKind::kRefuse || m.kind == MessageKind::kStop) {
     m.text = std::string(rest);
     return m;
   }
@@ -238,6 +241,7 @@ Result<Message> ParseMessage(std::string_view line) {
     case MessageKind::kReady:
     case MessageKind::kEnd:
     case MessageKind::kRefuse:
+    case MessageKind::kStop:
       break;
   }
   if (f->size() != expected) return Protocol(line, "an unknown field");
@@ -319,10 +323,15 @@ Result<std::optional<Message>> Channel::Take() {
 Status Channel::Fill(Nanos deadline) {
   for (;;) {
     const Nanos left = deadline - MonotonicNow();
-    if (left <= 0) return MakeError(ErrorKind::kIo, "rendezvous: timed out waiting for a shard");
+    // Past the deadline, what has arrived already is still read (a leader that waited for one
+    // shard until the deadline finds the others' answers waiting).
     pollfd p{fd_.get(), POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 60'000)));
+    const int ms = left <= 0 ? 0 : static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 60'000));
+    const int r = ::poll(&p, 1, ms);
     if (r < 0 && errno == EINTR) continue;
+    if (r == 0 && left <= 0) {
+      return MakeError(ErrorKind::kIo, "rendezvous: timed out waiting for a shard");
+    }
     if (r <= 0) continue;
     char chunk[4096];
     const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
@@ -633,25 +642,37 @@ Status Leader::Skip(uint64_t seq, std::string_view reason) {
   return {};
 }
 
-Result<std::vector<uint32_t>> Leader::WaitDone(uint64_t seq, Nanos deadline) {
-  std::vector<uint32_t> invalid;
+Leader::Finished Leader::WaitDone(uint64_t seq, Nanos deadline) {
+  Finished out;
+  std::vector<Follower> kept;
   for (Follower& f : followers_) {
     auto m = f.channel.Receive(deadline);
     if (!m) {
-      return MakeError(ErrorKind::kIo, fmt::format("shard {} did not finish trial {}: {}", f.shard,
-                                                   seq, m.error().message));
+      out.lost.emplace_back(f.shard, m.error().message);
+      continue;
     }
     if (m->kind != MessageKind::kDone || m->seq != seq || m->shard.index != f.shard) {
-      return MakeError(ErrorKind::kIo, fmt::format("shard {}: expected DONE for trial {}, got '{}'",
-                                                   f.shard, seq, FormatMessage(*m)));
+      out.lost.emplace_back(f.shard, fmt::format("expected DONE for trial {}, got '{}'", seq,
+                                                 FormatMessage(*m).substr(0, 80)));
+      continue;
     }
-    if (!m->valid) invalid.push_back(f.shard);
+    if (!m->valid) out.invalid.push_back(f.shard);
+    kept.push_back(std::move(f));
   }
-  return invalid;
+  followers_ = std::move(kept);
+  return out;
 }
 
 void Leader::End() {
   for (Follower& f : followers_) (void)f.channel.Send({.kind = MessageKind::kEnd});
+}
+
+void Leader::Stop(std::string_view reason) {
+  std::string one_line(reason.substr(0, kMaxLine / 2));
+  for (char& c : one_line) c = c == '\n' ? ' ' : c;
+  for (Follower& f : followers_) {
+    (void)f.channel.Send({.kind = MessageKind::kStop, .text = one_line});
+  }
 }
 
 namespace {
@@ -760,6 +781,10 @@ Result<TrialStart> Follower::Next(Nanos deadline) {
   switch (m->kind) {
     case MessageKind::kEnd:
       t.end = true;
+      return t;
+    case MessageKind::kStop:
+      t.stop = true;
+      t.text = m->text;
       return t;
     case MessageKind::kSkip:
       t.skip = true;

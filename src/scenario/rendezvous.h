@@ -46,7 +46,8 @@ enum class MessageKind : uint8_t {
   kTrial,
   kSkip,
   kDone,
-  kEnd
+  kEnd,
+  kStop
 };
 
 // Message: one line. Which fields are set depends on the kind (see FormatMessage).
@@ -65,7 +66,7 @@ struct Message {
   // link's server address.
   std::string netns;
   bool valid = false;  // done
-  std::string text;    // refuse, skip: the reason (rest of the line)
+  std::string text;    // refuse, skip, stop: the reason (rest of the line)
   std::string body;    // trial, as received: the `payload` bytes that followed the line
 };
 
@@ -117,6 +118,7 @@ struct TrialStart {
   uint64_t seq = 0;
   bool skip = false;  // the leader could not run the arm (text says why)
   bool end = false;   // the leader has no more trials
+  bool stop = false;  // the leader stopped the study before its end (text says why)
   std::string text;
   int64_t start_at = 0;  // this shard's wall clock ns (the offset applied)
   SocketAddress target;  // the leader's host, the target's port
@@ -139,9 +141,19 @@ class Leader {
   Status Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem,
                   const std::vector<std::string>& netns = {});
   Status Skip(uint64_t seq, std::string_view reason);
-  // WaitDone: every follower finished trial `seq`; the shards whose trial was invalid.
-  Result<std::vector<uint32_t>> WaitDone(uint64_t seq, Nanos deadline);
+  // Finished: how the followers ended one trial.
+  struct Finished {
+    std::vector<uint32_t> invalid;  // said DONE with an invalid trial
+    // did not say DONE by the deadline, closed the connection or broke the protocol: the
+    // shard and why; it is no longer a follower (its connection is closed).
+    std::vector<std::pair<uint32_t, std::string>> lost;
+  };
+  // WaitDone: every follower's DONE for trial `seq`, until `deadline` for all of them.
+  Finished WaitDone(uint64_t seq, Nanos deadline);
   void End();
+  // Stop: the study ends before its plan does (a shard was lost); the followers are told why.
+  void Stop(std::string_view reason);
+  size_t followers() const { return followers_.size(); }
 
  private:
   struct Follower {

@@ -151,16 +151,23 @@ class Runner {
         if (Status st = writer.MarkArmFailed(arm.id, why); !st) return st.error();
         failed_arms.insert(arm.id);
         ++out.arms_failed;
+        if (!lost_.empty()) break;
         continue;
       }
       auto interrupted = Record(writer, *trial, out);
       if (!interrupted) return interrupted.error();
       ++finished;
       if (*interrupted) break;
+      if (!lost_.empty()) break;
     }
     // Complete: every planned trial ran, or belongs to an arm that cannot run here.
-    out.complete = !out.interrupted;
-    if (leader_) leader_->End();
+    if (!lost_.empty()) {
+      out.stopped = lost_;
+      leader_->Stop(lost_);
+    } else if (leader_) {
+      leader_->End();
+    }
+    out.complete = !out.interrupted && out.stopped.empty();
     return out;
   }
 
@@ -178,6 +185,11 @@ class Runner {
       auto start = follower_->Next(MonotonicNow() + wait);
       if (!start) return start.error();
       if (start->end) break;
+      if (start->stop) {
+        out.stopped = "shard 0 stopped the study: " + start->text;
+        fmt::print(o_.log, "{}\n", out.stopped);
+        break;
+      }
       if (start->seq >= p_.trials.size() || p_.trials[start->seq].seq != start->seq) {
         return MakeError(ErrorKind::kConfig,
                          fmt::format("shard 0 announced trial {}, which this shard's plan of {} "
@@ -212,7 +224,7 @@ class Runner {
       if (!interrupted) return interrupted.error();
       if (*interrupted) break;
     }
-    out.complete = !out.interrupted;
+    out.complete = !out.interrupted && out.stopped.empty();
     return out;
   }
 
@@ -478,16 +490,39 @@ class Runner {
       load = RunLoadIn(net->client_netns_path(), options);  // site 0 (shard 0's, when sharded)
     }
     // The target stays up until every shard has finished loading it.
-    std::optional<Result<std::vector<uint32_t>>> others;
-    if (leader_) others.emplace(leader_->WaitDone(t.seq, MonotonicNow() + TrialWait(s)));
+    std::optional<Leader::Finished> others;
+    if (leader_) {
+      others = leader_->WaitDone(t.seq, MonotonicNow() + TrialWait(s));
+      // A lost shard (killed, stalled past the trial's time, its host gone): the others alone
+      // would load every later trial with less than the plan, so the study stops after this
+      // one, which is kept, invalid, with what every remaining shard measured.
+      std::vector<std::string> lost;
+      for (const auto& [shard, why] : others->lost) {
+        lost.push_back(fmt::format("shard {} ({})", shard, why));
+      }
+      if (!lost.empty()) {
+        lost_ = fmt::format(
+            "lost {} in trial {}: without it the other shards would load the "
+            "target with less than the plan",
+            fmt::join(lost, ", "), t.seq + 1);
+      }
+    }
     auto stats = target.Stop();
     if (!load) return load.error();
-    if (others && !*others) return others->error();
     out.load = std::move(*load);
     FinishRow(out);
-    if (others && !(*others)->empty()) {
-      fmt::print(o_.log, "  shard(s) {} measured an invalid trial (see their results)\n",
-                 fmt::join(**others, ", "));
+    if (others && !others->invalid.empty()) {
+      // The target had another load than the plan's while a shard was late or saturated: what
+      // shard 0 measured of it is not the arm's either.
+      const std::string why =
+          fmt::format("shard(s) {} measured an invalid trial (their reasons are in their results)",
+                      fmt::join(others->invalid, ", "));
+      fmt::print(o_.log, "  {}\n", why);
+      row.reasons.push_back(why);
+    }
+    if (!lost_.empty()) {
+      fmt::print(o_.log, "  {}\n", lost_);
+      row.reasons.push_back(lost_);
     }
     if (stats && !stats->died.empty()) {
       fmt::print(o_.log, "  target died: {}\n", stats->died);
@@ -633,6 +668,7 @@ class Runner {
   StopSignals signals_;
   size_t stored_ = 0;              // trials in the database (resumed ones included)
   uint64_t most_connections_ = 0;  // the largest trial stored so far, for CheckRoom
+  std::string lost_;  // shard 0: the shards lost in the last trial, and why (the study stops)
 };
 
 // CheckShardable: what a sharded run cannot do (yet): resume (the shards would have to agree

@@ -49,7 +49,10 @@ struct RunOutcome {
   std::string dir;
   bool complete = false;     // every planned trial is in the database
   bool interrupted = false;  // stopped by SIGINT/SIGTERM
-  uint32_t trials_run = 0;   // by this invocation
+  // Not empty: a sharded study stopped before its plan's end, and why (a shard was lost: the
+  // others alone would load the target with less than the plan).
+  std::string stopped;
+  uint32_t trials_run = 0;  // by this invocation
   uint32_t trials_invalid = 0;
   uint32_t arms_failed = 0;
 };
