@@ -58,13 +58,7 @@ Result<std::optional<SocketAddress>> ParseRendezvous(const ShardFlags& f) {
                                  f.rendezvous));
   }
   if (f.rendezvous_key.empty() && !a->IsLoopback()) {
-    return MakeError(ErrorKind::kUsage,
-                     fmt::format("--rendezvous {}: not a loopback address, and no "
-                                 "--rendezvous-key: on a network every shard must prove a shared "
-                                 "key (--rendezvous-key FILE on every shard; make FILE with "
-                                 "(umask 077; head -c 32 /dev/urandom > FILE)), or use 127.0.0.1 "
-                                 "for shards on this machine",
-                                 f.rendezvous));
+    return scenario::KeyRequired("--rendezvous " + f.rendezvous);
   }
   return std::optional<SocketAddress>(*a);
 }

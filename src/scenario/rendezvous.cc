@@ -1,6 +1,7 @@
 #include "scenario/rendezvous.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -8,9 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
-#include <map>
 
 #include "net/socket.h"
 
@@ -18,359 +17,13 @@ namespace pqc::scenario {
 namespace {
 
 constexpr int64_t kPingRounds = 8;
-constexpr std::string_view kNeedsKey =
-    "rendezvous {}: not a loopback address, and no --rendezvous-key: on a network every shard "
-    "must prove a shared key (--rendezvous-key FILE on every shard; make FILE with "
-    "(umask 077; head -c 32 /dev/urandom > FILE)), or use 127.0.0.1 for shards on this machine";
 
-const char* KindName(MessageKind k) {
-  switch (k) {
-    case MessageKind::kNonce:
-      return "NONCE";
-    case MessageKind::kHello:
-      return "HELLO";
-    case MessageKind::kWelcome:
-      return "WELCOME";
-    case MessageKind::kRefuse:
-      return "REFUSE";
-    case MessageKind::kPing:
-      return "PING";
-    case MessageKind::kPong:
-      return "PONG";
-    case MessageKind::kReady:
-      return "READY";
-    case MessageKind::kTrial:
-      return "TRIAL";
-    case MessageKind::kSkip:
-      return "SKIP";
-    case MessageKind::kDone:
-      return "DONE";
-    case MessageKind::kEnd:
-      return "END";
-    case MessageKind::kStop:
-      return "STOP";
-  }
-  return "?";
-}
-
-Error Protocol(std::string_view line, std::string_view why) {
-  // What a stranger sent goes to the log: its bytes outside printable ASCII as '?'.
-  std::string shown(line.substr(0, 80));
-  for (char& c : shown) c = c >= 0x20 && c < 0x7f ? c : '?';
-  return MakeError(ErrorKind::kIo,
-                   fmt::format("rendezvous: malformed message '{}': {} (is a pqc-bench of the "
-                               "same version on the other end?)",
-                               shown, why));
-}
-
-// Fields: the key=value tokens of a line after its kind, each key once.
-Result<std::map<std::string, std::string, std::less<>>> Fields(std::string_view line,
-                                                               std::string_view rest) {
-  std::map<std::string, std::string, std::less<>> out;
-  while (!rest.empty()) {
-    const size_t sp = rest.find(' ');
-    const std::string_view token = rest.substr(0, sp);
-    rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-    const size_t eq = token.find('=');
-    if (eq == std::string_view::npos || eq == 0) return Protocol(line, "a field is not key=value");
-    if (!out.emplace(std::string(token.substr(0, eq)), std::string(token.substr(eq + 1))).second) {
-      return Protocol(line, "a field appears twice");
-    }
-  }
+// OneLine: a reason as the rest of one message line (SKIP, STOP).
+std::string OneLine(std::string_view reason) {
+  std::string out(reason.substr(0, kMaxLine / 2));
+  for (char& c : out) c = c == '\n' ? ' ' : c;
   return out;
 }
-
-template <typename T>
-Result<T> Number(std::string_view line, const std::map<std::string, std::string, std::less<>>& f,
-                 std::string_view key) {
-  auto it = f.find(key);
-  if (it == f.end()) return Protocol(line, fmt::format("no {}=", key));
-  T v{};
-  const char* end = it->second.data() + it->second.size();
-  auto [p, ec] = std::from_chars(it->second.data(), end, v);
-  if (it->second.empty() || ec != std::errc() || p != end) {
-    return Protocol(line, fmt::format("{}= is not a number", key));
-  }
-  return v;
-}
-
-Result<std::string> Text(std::string_view line,
-                         const std::map<std::string, std::string, std::less<>>& f,
-                         std::string_view key) {
-  auto it = f.find(key);
-  if (it == f.end() || it->second.empty()) return Protocol(line, fmt::format("no {}=", key));
-  return it->second;
-}
-
-}  // namespace
-
-std::string Digest(std::string_view text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return fmt::format("{:016x}", h);
-}
-
-std::string FormatMessage(const Message& m) {
-  const char* k = KindName(m.kind);
-  switch (m.kind) {
-    case MessageKind::kNonce:
-      return fmt::format("{} n={}", k, m.nonce);
-    case MessageKind::kHello:
-      return fmt::format("{} shard={} count={} version={} scenario={} options={} plan={}", k,
-                         m.shard.index, m.shard.count, m.identity.version, m.identity.scenario,
-                         m.identity.options, m.identity.plan);
-    case MessageKind::kRefuse:
-    case MessageKind::kStop:
-      return fmt::format("{} {}", k, m.text);
-    case MessageKind::kPing:
-      return fmt::format("{} t0={}", k, m.t0);
-    case MessageKind::kPong:
-      return fmt::format("{} t0={} t1={}", k, m.t0, m.t1);
-    case MessageKind::kTrial:
-      return fmt::format("{} seq={} start={} port={} roots={}{}", k, m.seq, m.start_at, m.port,
-                         m.payload, m.netns.empty() ? "" : " netns=" + m.netns);
-    case MessageKind::kSkip:
-      return fmt::format("{} seq={} {}", k, m.seq, m.text);
-    case MessageKind::kDone:
-      return fmt::format("{} shard={} seq={} valid={}", k, m.shard.index, m.seq, m.valid ? 1 : 0);
-    case MessageKind::kWelcome:
-    case MessageKind::kReady:
-    case MessageKind::kEnd:
-      return k;
-  }
-  return k;
-}
-
-Result<Message> ParseMessage(std::string_view line) {
-  if (line.size() > kMaxLine) return Protocol(line, "longer than 4096 bytes");
-  const size_t sp = line.find(' ');
-  const std::string_view kind = line.substr(0, sp);
-  const std::string_view rest =
-      sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
-  Message m;
-  for (int i = 0; i <= static_cast<int>(MessageKind::kStop); ++i) {
-    if (kind == KindName(static_cast<MessageKind>(i))) m.kind = static_cast<MessageKind>(i);
-  }
-  if (kind != KindName(m.kind)) return Protocol(line, "unknown kind");
-  // Kinds whose text is the rest of the line (free words, after a sequence number for SKIP).
-  if (m.kind == MessageKind::kRefuse || m.kind == MessageKind::kStop) {
-    m.text = std::string(rest);
-    return m;
-  }
-  std::string_view fields_text = rest;
-  if (m.kind == MessageKind::kSkip) {
-    const size_t sp2 = rest.find(' ');
-    fields_text = rest.substr(0, sp2);
-    m.text = sp2 == std::string_view::npos ? "" : std::string(rest.substr(sp2 + 1));
-  }
-  auto f = Fields(line, fields_text);
-  if (!f) return f.error();
-  size_t expected = 0;
-  auto num = [&]<typename T>(T& out, std::string_view key) -> Status {
-    auto v = Number<T>(line, *f, key);
-    if (!v) return v.error();
-    out = *v;
-    ++expected;
-    return {};
-  };
-  auto text = [&](std::string& out, std::string_view key) -> Status {
-    auto v = Text(line, *f, key);
-    if (!v) return v.error();
-    out = *v;
-    ++expected;
-    return {};
-  };
-  Status st;
-  switch (m.kind) {
-    case MessageKind::kNonce: {
-      if (!(st = text(m.nonce, "n"))) return st.error();
-      const bool hex = std::all_of(m.nonce.begin(), m.nonce.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-      });
-      if (m.nonce.size() != kNonceHex || !hex) {
-        return Protocol(line, "n= is not 32 lowercase hex digits");
-      }
-      break;
-    }
-    case MessageKind::kHello: {
-      if (!(st = num(m.shard.index, "shard")) || !(st = num(m.shard.count, "count")) ||
-          !(st = text(m.identity.version, "version")) ||
-          !(st = text(m.identity.scenario, "scenario")) ||
-          !(st = text(m.identity.options, "options")) || !(st = text(m.identity.plan, "plan"))) {
-        return st.error();
-      }
-      break;
-    }
-    case MessageKind::kPing:
-      if (!(st = num(m.t0, "t0"))) return st.error();
-      break;
-    case MessageKind::kPong:
-      if (!(st = num(m.t0, "t0")) || !(st = num(m.t1, "t1"))) return st.error();
-      break;
-    case MessageKind::kTrial:
-      if (!(st = num(m.seq, "seq")) || !(st = num(m.start_at, "start")) ||
-          !(st = num(m.port, "port")) || !(st = num(m.payload, "roots"))) {
-        return st.error();
-      }
-      if (m.payload > kMaxPayload) return Protocol(line, "roots= over 1 MiB");
-      if (f->count("netns") > 0) {
-        if (!(st = text(m.netns, "netns"))) return st.error();
-        if (!IsToolNetns(m.netns)) {
-          return Protocol(line,
-                          "netns= is not a namespace pqc-bench made (/run/netns/pqc-bench-…)");
-        }
-      }
-      break;
-    case MessageKind::kSkip:
-      if (!(st = num(m.seq, "seq"))) return st.error();
-      break;
-    case MessageKind::kDone: {
-      uint32_t valid = 0;
-      if (!(st = num(m.shard.index, "shard")) || !(st = num(m.seq, "seq")) ||
-          !(st = num(valid, "valid"))) {
-        return st.error();
-      }
-      if (valid > 1) return Protocol(line, "valid= is not 0 or 1");
-      m.valid = valid == 1;
-      break;
-    }
-    case MessageKind::kWelcome:
-    case MessageKind::kReady:
-    case MessageKind::kEnd:
-    case MessageKind::kRefuse:
-    case MessageKind::kStop:
-      break;
-  }
-  if (f->size() != expected) return Protocol(line, "an unknown field");
-  return m;
-}
-
-void Channel::Authenticate(std::string session, Direction self) {
-  session_ = std::move(session);
-  self_ = self;
-  sent_ = received_ = 0;
-}
-
-Status Channel::Send(const Message& m, std::string_view payload) {
-  std::string out = FormatMessage(m);
-  if (authenticated()) {
-    out += " mac=" + MessageTag(session_, self_, sent_++, out, payload);
-  }
-  out += '\n';
-  out += payload;
-  size_t off = 0;
-  while (off < out.size()) {
-    const ssize_t n = ::send(fd_.get(), out.data() + off, out.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      pollfd p{fd_.get(), POLLOUT, 0};
-      (void)::poll(&p, 1, 1000);  // a control message is small; the peer reads it soon
-      continue;
-    }
-    if (n <= 0) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("rendezvous: send failed: {}", std::strerror(errno)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  return {};
-}
-
-Result<std::optional<Message>> Channel::Take() {
-  const size_t nl = buf_.find('\n');
-  // The longest line: a message, then " mac=" and the tag.
-  constexpr size_t kLongest = kMaxLine + 5 + kTagHex;
-  if (nl == std::string::npos) {
-    if (buf_.size() > kLongest) return Protocol(buf_, "no end of line within 4096 bytes");
-    return std::optional<Message>();
-  }
-  const std::string_view line(buf_.data(), nl);
-  std::string_view text = line, tag;
-  if (authenticated()) {
-    auto split = SplitTag(line);
-    if (!split) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("rendezvous: a message without its tag on an authenticated "
-                                   "connection: '{}'",
-                                   line.substr(0, 80)));
-    }
-    text = split->message;
-    tag = split->tag;
-  }
-  auto m = ParseMessage(text);
-  if (!m) return m.error();
-  if (buf_.size() - nl - 1 < m->payload) return std::optional<Message>();  // more to come
-  const std::string_view payload = std::string_view(buf_).substr(nl + 1, m->payload);
-  if (authenticated()) {
-    const Direction peer =
-        self_ == Direction::kFromLeader ? Direction::kFromFollower : Direction::kFromLeader;
-    if (!SameTag(tag, MessageTag(session_, peer, received_, text, payload))) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("rendezvous: message {} ('{}') fails authentication: another "
-                                   "--rendezvous-key, a replayed or an altered message",
-                                   received_, text.substr(0, 60)));
-    }
-    ++received_;
-  }
-  m->body = std::string(payload);
-  buf_.erase(0, nl + 1 + m->payload);
-  return std::optional<Message>(std::move(*m));
-}
-
-Status Channel::Fill(Nanos deadline) {
-  for (;;) {
-    const Nanos left = deadline - MonotonicNow();
-    // Past the deadline, what has arrived already is still read (a leader that waited for one
-    // shard until the deadline finds the others' answers waiting).
-    pollfd p{fd_.get(), POLLIN, 0};
-    const int ms = left <= 0 ? 0 : static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 60'000));
-    const int r = ::poll(&p, 1, ms);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0 && left <= 0) {
-      return MakeError(ErrorKind::kIo, "rendezvous: timed out waiting for a shard");
-    }
-    if (r <= 0) continue;
-    char chunk[4096];
-    const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) {
-      return MakeError(ErrorKind::kIo,
-                       n == 0 ? "rendezvous: the other shard closed the "
-                                "connection (did it exit? see its output)"
-                              : fmt::format("rendezvous: recv failed: {}", std::strerror(errno)));
-    }
-    buf_.append(chunk, static_cast<size_t>(n));
-    return {};
-  }
-}
-
-Result<Message> Channel::Receive(Nanos deadline) {
-  for (;;) {
-    auto m = Take();
-    if (!m) return m.error();
-    if (*m) return std::move(**m);
-    if (Status st = Fill(deadline); !st) return st.error();
-  }
-}
-
-Result<std::optional<Message>> Channel::TryReceive() {
-  auto m = Take();
-  if (!m || *m) return m;
-  char chunk[4096];
-  const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::optional<Message>();
-  if (n <= 0) {
-    return MakeError(ErrorKind::kIo, n == 0 ? "closed the connection"
-                                            : fmt::format("recv failed: {}", std::strerror(errno)));
-  }
-  buf_.append(chunk, static_cast<size_t>(n));
-  return Take();
-}
-
-namespace {
 
 // Differs: what of two identities differs, in words ("" when nothing).
 std::string Differs(const PlanIdentity& a, const PlanIdentity& b) {
@@ -500,7 +153,7 @@ Result<Leader> Leader::Open(const SocketAddress& addr, const ShardSpec& spec,
                             const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline,
                             std::FILE* log) {
   if (key == nullptr && !addr.IsLoopback()) {
-    return MakeError(ErrorKind::kUsage, fmt::format(kNeedsKey, addr.ToString()));
+    return KeyRequired("rendezvous " + addr.ToString());
   }
   auto listener = ListenTcp(addr, 64, /*reuse_port=*/false);
   if (!listener) {
@@ -600,20 +253,6 @@ Result<Leader> Leader::Open(const SocketAddress& addr, const ShardSpec& spec,
   return leader;
 }
 
-bool IsToolNetns(std::string_view path) {
-  constexpr std::string_view kPrefix = "/run/netns/pqc-bench-";
-  if (path.size() <= kPrefix.size() || path.size() > 200 ||
-      path.substr(0, kPrefix.size()) != kPrefix) {
-    return false;
-  }
-  for (char c : path.substr(kPrefix.size())) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 Status Leader::Announce(uint64_t seq, int64_t start_at, uint16_t port, std::string_view roots_pem,
                         const std::vector<std::string>& netns) {
   for (Follower& f : followers_) {
@@ -631,8 +270,7 @@ Status Leader::Announce(uint64_t seq, int64_t start_at, uint16_t port, std::stri
 }
 
 Status Leader::Skip(uint64_t seq, std::string_view reason) {
-  std::string one_line(reason.substr(0, kMaxLine / 2));
-  for (char& c : one_line) c = c == '\n' ? ' ' : c;
+  const std::string one_line = OneLine(reason);
   for (Follower& f : followers_) {
     if (Status st = f.channel.Send({.kind = MessageKind::kSkip, .seq = seq, .text = one_line});
         !st) {
@@ -668,8 +306,7 @@ void Leader::End() {
 }
 
 void Leader::Stop(std::string_view reason) {
-  std::string one_line(reason.substr(0, kMaxLine / 2));
-  for (char& c : one_line) c = c == '\n' ? ' ' : c;
+  const std::string one_line = OneLine(reason);
   for (Follower& f : followers_) {
     (void)f.channel.Send({.kind = MessageKind::kStop, .text = one_line});
   }
@@ -729,7 +366,7 @@ Result<Follower> Follower::Join(const SocketAddress& leader, const SocketAddress
                                 const ShardSpec& spec, const PlanIdentity& identity,
                                 const RendezvousKey* key, Nanos deadline) {
   if (key == nullptr && !leader.IsLoopback()) {
-    return MakeError(ErrorKind::kUsage, fmt::format(kNeedsKey, leader.ToString()));
+    return KeyRequired("rendezvous " + leader.ToString());
   }
   // Shard 0 may not listen yet (the scheduler starts every task at about the same time):
   // retry a refused connection until the deadline.

@@ -87,6 +87,14 @@ Result<RendezvousKey> LoadRendezvousKey(const std::string& path) {
   return key;
 }
 
+Error KeyRequired(std::string_view what) {
+  return MakeError(ErrorKind::kUsage,
+                   fmt::format("{}: not a loopback address, and no --rendezvous-key: on a network "
+                               "every shard must prove a shared key (--rendezvous-key FILE on "
+                               "every shard; {}), or use 127.0.0.1 for shards on this machine",
+                               what, kHowToMake));
+}
+
 Result<std::string> NewNonce() {
   std::array<unsigned char, kNonceHex / 2> raw{};
   if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) {

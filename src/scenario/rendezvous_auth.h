@@ -35,6 +35,10 @@ constexpr size_t kTagHex = 64;    // HMAC-SHA256
 // how to make one.
 Result<RendezvousKey> LoadRendezvousKey(const std::string& path);
 
+// KeyRequired: the error of a rendezvous at a non-loopback `address` without a key, `what`
+// naming it ("--rendezvous 10.0.0.5:7000"), with how to make and give one.
+Error KeyRequired(std::string_view what);
+
 // NewNonce: 16 bytes from OpenSSL's random generator, as 32 lowercase hex digits.
 Result<std::string> NewNonce();
 
