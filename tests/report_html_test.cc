@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "browser_check.h"
+#include "report/cell_format.h"
 #include "report/chart_scripts.h"
 #include "report/chart_specs.h"
 #include "report/html_report.h"
@@ -90,9 +91,9 @@ TEST(HtmlText, ScriptJsonReplacesInvalidUtf8InsteadOfThrowing) {
 }
 
 TEST(HtmlText, FormatsMillisecondsWithMicrosecondPrecision) {
-  EXPECT_EQ(report::FormatMs(890.04), "0.890");
-  EXPECT_EQ(report::FormatMs(151290.0), "151.290");
-  EXPECT_EQ(report::FormatMs(std::nullopt), "–");
+  EXPECT_EQ(report::Ms(890.04), "0.890");
+  EXPECT_EQ(report::Ms(151290.0), "151.290");
+  EXPECT_EQ(report::Ms(std::nullopt), "–");
   EXPECT_EQ(report::FormatCount(9000), "9,000");
   EXPECT_EQ(report::FormatCount(1234567), "1,234,567");
   EXPECT_EQ(report::FormatCount(12), "12");
@@ -283,7 +284,7 @@ TEST(HtmlReport, ShowsRunFactsFailuresAndWarnings) {
   }
   for (const json& arm : fresh_summary["arms"]) {
     const double p50 = arm["phases"]["handshake"]["p50"];
-    EXPECT_NE(fresh.find(">" + report::FormatMs(p50) + "<"), std::string::npos) << arm["label"];
+    EXPECT_NE(fresh.find(">" + report::Ms(p50) + "<"), std::string::npos) << arm["label"];
     for (const json& o : arm["outliers"]) {  // real runs may have none; each one is shown
       EXPECT_NE(fresh.find(report::HtmlEscape(o["reason"].get<std::string>())), std::string::npos);
     }

@@ -5,15 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/cell_format.h"
+
 namespace pqc::report {
 namespace {
 
-std::string Ms(std::optional<double> us) {
-  return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
-}
-
 std::string Us(std::optional<double> us) {
-  return us ? fmt::format("{:.1f}", *us) : "-";
+  return Fixed(us, 1);
 }
 
 // Relative: " (+12.3 %)" for a detectable difference against a non-zero baseline.
@@ -120,7 +118,7 @@ Table LatencyTable(const RunComparison& c, const ArmVersus& v) {
   t.headers = {"phase",           "statistic",  RunName(c, c.baseline),
                RunName(c, v.run), "difference", "design effect"};
   t.right = {false, false, true, true, false, true};
-  auto deff = [](std::optional<double> d) { return d ? fmt::format("{:.1f}", *d) : "-"; };
+  auto deff = [](std::optional<double> d) { return Fixed(d, 1); };
   for (const PhaseVersus& p : v.phases) {
     for (const StatisticVersus& s : p.statistics) {
       t.rows.push_back({std::string(PhaseName(p.phase)), std::string(StatisticName(s.statistic)),
@@ -149,7 +147,7 @@ Table BytesTable(const RunComparison& c, const ArmVersus& v) {
   Table bytes;
   bytes.headers = {"bytes (mean)", RunName(c, c.baseline), RunName(c, v.run)};
   bytes.right = {false, true, true};
-  auto b = [](std::optional<double> x) { return x ? fmt::format("{:.0f}", *x) : "-"; };
+  auto b = [](std::optional<double> x) { return Fixed(x, 0); };
   for (const MessageVersus& m : v.bytes) {
     bytes.rows.push_back({m.message, b(m.baseline), b(m.other)});
   }

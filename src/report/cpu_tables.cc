@@ -2,12 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "report/cell_format.h"
+
 namespace pqc::report {
 namespace {
-
-std::string Fixed(std::optional<double> v, int digits) {
-  return v ? fmt::format("{:.{}f}", *v, digits) : "–";
-}
 
 std::string Ratio(std::optional<double> v) {
   return v ? fmt::format("{:.2f}×", *v) : "–";

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "report/cell_format.h"
 #include "report/chart_specs.h"
 #include "report/cpu_tables.h"
 #include "report/html_page.h"
@@ -21,8 +22,10 @@ namespace {
 
 using nlohmann::json;
 using report::ArmSummary;
+using report::Fixed;
 using report::FormatCount;
-using report::FormatMs;
+using report::kMissing;
+using report::Ms;
 using report::HtmlEscape;
 using report::Summary;
 
@@ -50,7 +53,7 @@ void WriteFacts(const report::RunFacts& run, std::ostream& out) {
       {"network", run.network},
       {"seed", fmt::format("{}", run.seed)},
       {"started", run.started},
-      {"ended", run.ended.value_or("–")},
+      {"ended", run.ended.value_or(std::string(kMissing))},
   };
   out << "<dl class=\"facts\">\n";
   for (const auto& [label, value] : facts) {
@@ -81,7 +84,7 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
     const std::string& status = arm.status;
     const report::PhaseSummary* handshake = arm.phase(Phase::kHandshake);
     auto stat = [&](std::optional<double> report::PhaseSummary::*member) {
-      return Cell(FormatMs(handshake ? handshake->*member : std::nullopt), true);
+      return Cell(Ms(handshake ? handshake->*member : std::nullopt), true);
     };
     std::string trial_counts =
         fmt::format("{} / {} / {}", FormatCount(Count(arm.trials.valid)),
@@ -93,8 +96,7 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
         << Cell(FormatCount(Count(arm.errors)), true) << stat(&report::PhaseSummary::min)
         << stat(&report::PhaseSummary::mean) << stat(&report::PhaseSummary::p50)
         << stat(&report::PhaseSummary::p95) << stat(&report::PhaseSummary::p99)
-        << stat(&report::PhaseSummary::max)
-        << Cell(server_cpu ? fmt::format("{:.1f}", *server_cpu) : "–", true) << "</tr>\n";
+        << stat(&report::PhaseSummary::max) << Cell(Fixed(server_cpu, 1), true) << "</tr>\n";
     std::string failure = arm.failure.value_or("");
     if (status != "ok" || !failure.empty()) {
       if (failure.empty()) failure = status == "invalid" ? "no valid trial" : "no reason given";
@@ -153,7 +155,7 @@ void WriteWarnings(const Summary& summary, std::ostream& out) {
           "<li class=\"warning outlier\">{}: trial {}, {} {} = {} ms (other trials' median {} ms): "
           "{}</li>\n",
           HtmlEscape(arm.Name()), o.trial, HtmlEscape(o.phase), HtmlEscape(o.statistic),
-          FormatMs(o.value), FormatMs(o.others_median), HtmlEscape(o.reason));
+          Ms(o.value), Ms(o.others_median), HtmlEscape(o.reason));
     }
   }
   for (const report::TrialSummary& t : summary.trials) {

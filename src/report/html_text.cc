@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "report/cell_format.h"
+
 namespace pqc::report {
 
 std::string HtmlEscape(std::string_view text) {
@@ -58,13 +60,8 @@ std::string ScriptJson(const nlohmann::json& value) {
   return out;
 }
 
-std::string FormatMs(std::optional<double> us) {
-  if (!us) return "–";
-  return fmt::format("{:.3f}", *us / 1000.0);
-}
-
 std::string FormatCount(std::optional<double> count) {
-  if (!count) return "–";
+  if (!count) return std::string(kMissing);
   std::string digits = fmt::format("{:.0f}", std::fabs(*count));
   std::string out;
   for (size_t i = 0; i < digits.size(); ++i) {

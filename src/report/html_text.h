@@ -18,9 +18,6 @@ std::string HtmlEscape(std::string_view text);
 // "</script" or "<!--" can appear; invalid UTF-8 is replaced rather than thrown on.
 std::string ScriptJson(const nlohmann::json& value);
 
-// FormatMs: microseconds as milliseconds with microsecond precision ("0.890"); "–" if absent.
-std::string FormatMs(std::optional<double> us);
-
 // FormatCount: an integer count with thousands separators ("9,000"); "–" if absent.
 std::string FormatCount(std::optional<double> count);
 

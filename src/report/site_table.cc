@@ -2,16 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "report/cell_format.h"
+
 namespace pqc::report {
 namespace {
 
 std::string Ms(const std::optional<SitePhase>& p, std::optional<double> SitePhase::*statistic) {
-  const std::optional<double> us = p ? (*p).*statistic : std::nullopt;
-  return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
+  return report::Ms(p ? (*p).*statistic : std::nullopt);
 }
 
 std::string RoundTrips(std::optional<double> v) {
-  return v ? fmt::format("{:.2f}", *v) : "-";
+  return Fixed(v, 2);
 }
 
 }  // namespace
@@ -33,7 +34,8 @@ TitledTable SiteTable(const Summary& summary) {
     if (a.status == "failed") continue;
     const std::string label = a.label + (a.from_invalid_trials ? " (INVALID)" : "");
     for (const SiteSummary& site : a.sites) {
-      t.rows.push_back({label, site.name, site.rtt_ms ? fmt::format("{:g}", *site.rtt_ms) : "-",
+      t.rows.push_back({label, site.name,
+                        site.rtt_ms ? fmt::format("{:g}", *site.rtt_ms) : std::string(kMissing),
                         fmt::format("{}", site.connections), Ms(site.connect, &SitePhase::p50),
                         RoundTrips(site.connect_round_trips), Ms(site.handshake, &SitePhase::p50),
                         RoundTrips(site.handshake_round_trips), Ms(site.handshake, &SitePhase::p99),

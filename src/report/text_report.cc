@@ -7,6 +7,7 @@
 #include "core/csv.h"
 #include "core/slow_start.h"
 #include "core/text_table.h"
+#include "report/cell_format.h"
 #include "report/cpu_tables.h"
 #include "report/site_table.h"
 #include "report/study_findings.h"
@@ -15,12 +16,8 @@
 namespace pqc::report {
 namespace {
 
-// Ms: µs → "0.890" ms with microsecond precision; "-" when undefined.
-std::string Ms(std::optional<double> us) {
-  return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
-}
 std::string Bytes(std::optional<double> b) {
-  return b ? fmt::format("{:.0f}", *b) : "-";
+  return Fixed(b, 0);
 }
 
 // Overhead: the comparison of `arm` against its baseline in the first varying factor, for
