@@ -2,7 +2,6 @@
 // namespace, so the calling threads never change namespace.
 #include "link/netns.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sched.h>
@@ -14,9 +13,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "core/fd.h"
 
 namespace pqc::link {
 namespace {
@@ -62,9 +64,9 @@ Result<NamedNetns> NamedNetns::Create(const std::string& name) {
   }
   NamedNetns ns;
   const std::string path = fmt::format("{}/{}", kNetnsDir, name);
-  int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-  if (fd < 0) return SysError(fmt::format("cannot create the mount point {}", path));
-  close(fd);
+  if (!ScopedFd(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)).valid()) {
+    return SysError(fmt::format("cannot create the mount point {}", path));
+  }
   ns.path_ = path;  // from here on the destructor removes it
   // A thread of its own unshares, so that no caller's thread changes namespace.
   std::string failure;
@@ -114,17 +116,19 @@ ScopedNetns::~ScopedNetns() {
 }
 
 Status CleanupStaleNamespaces() {
-  DIR* dir = opendir(kNetnsDir);
-  if (dir == nullptr) {
-    if (errno == ENOENT) return {};
+  std::error_code ec;
+  std::filesystem::directory_iterator it(kNetnsDir, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) return {};
+    errno = ec.value();
     return SysError(fmt::format("cannot list {}", kNetnsDir));
   }
   std::vector<std::string> stale;
-  while (dirent* e = readdir(dir)) {
-    int pid = OwnerPid(e->d_name);
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) stale.emplace_back(e->d_name);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const int pid = OwnerPid(name);
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(name);
   }
-  closedir(dir);
   for (const std::string& name : stale) {
     const std::string path = fmt::format("{}/{}", kNetnsDir, name);
     umount2(path.c_str(), MNT_DETACH);

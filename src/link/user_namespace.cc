@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/fd.h"
 #include "link/netns.h"
 
 namespace pqc::link {
@@ -28,11 +29,9 @@ Error Refused(const std::string& step) {
 }
 
 bool WriteFile(const char* path, const std::string& text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  close(fd);
-  return ok;
+  const ScopedFd fd(open(path, O_WRONLY | O_CLOEXEC));
+  return fd.valid() &&
+         write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
 }
 
 }  // namespace
