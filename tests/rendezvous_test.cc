@@ -337,6 +337,34 @@ TEST(Rendezvous, StrangersAreRefusedAndTheRealShardsJoin) {
   EXPECT_EQ(finished.invalid, std::vector<uint32_t>{2});
 }
 
+// The clock rounds on one machine: an offset within the round trip, which is small; a trial
+// shard 0 cannot run reaches the follower as SKIP with its reason, and the end as END.
+TEST(Rendezvous, ClockOffsetSkipAndEnd) {
+  const uint16_t port = FreePort();
+  LeaderThread leader(port, 2, nullptr);
+  auto f = Join(port, 1, 2, nullptr);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  auto& l = leader.result();
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_GT(f->clock().rtt_ns, 0);
+  EXPECT_LT(f->clock().rtt_ns, 100'000'000);  // loopback: well under 100 ms, even when busy
+  EXPECT_LE(std::llabs(f->clock().offset_ns), f->clock().rtt_ns);  // one clock here
+  ASSERT_TRUE(l->Skip(4, "probe slh-dsa: TLS\nfails").ok());
+  auto skip = f->Next(MonotonicNow() + 5 * kSecond);
+  ASSERT_TRUE(skip.ok()) << skip.error().message;
+  EXPECT_TRUE(skip->skip);
+  EXPECT_EQ(skip->seq, 4u);
+  EXPECT_EQ(skip->text, "probe slh-dsa: TLS fails");  // one line
+  ASSERT_TRUE(f->Done(4, false).ok());
+  auto finished = l->WaitDone(4, MonotonicNow() + 5 * kSecond);
+  EXPECT_TRUE(finished.lost.empty());
+  EXPECT_EQ(finished.invalid, std::vector<uint32_t>{1});
+  l->End();
+  auto end = f->Next(MonotonicNow() + 5 * kSecond);
+  ASSERT_TRUE(end.ok());
+  EXPECT_TRUE(end->end);
+}
+
 // A follower that dies or stalls during a trial is lost, not waited for beyond the deadline;
 // the others' answers count, and they are told when the study stops.
 TEST(Rendezvous, LostFollowersAreNamedAndTheOthersTold) {
