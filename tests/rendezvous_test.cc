@@ -225,6 +225,12 @@ TEST(RendezvousAuth, TagsDependOnEverythingTheyCover) {
   EXPECT_EQ(m->nonce, *n1);
   EXPECT_EQ(FormatMessage(*m), "NONCE n=" + *n1);
   EXPECT_FALSE(ParseMessage("NONCE n=12").ok());
+  // An announcement has no field for a host: one naming another host is not a message.
+  EXPECT_TRUE(ParseMessage("TRIAL seq=1 start=1 port=2 roots=0").ok());
+  auto with_host = ParseMessage("TRIAL seq=1 start=1 port=2 roots=0 host=10.0.0.1");
+  ASSERT_FALSE(with_host.ok());
+  EXPECT_NE(with_host.error().message.find("an unknown field"), std::string::npos);
+  EXPECT_FALSE(ParseMessage("TRIAL seq=1 start=1 port=2 roots=0 netns=/run/netns/other").ok());
   EXPECT_FALSE(ParseMessage("NONCE n=" + std::string(32, 'A')).ok());
 }
 
