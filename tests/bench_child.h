@@ -15,13 +15,15 @@ namespace pqc::test {
 
 struct BenchChild {
   pid_t pid = -1;
-  std::string out_path;  // stdout and stderr, interleaved
+  std::string out_path;  // stdout, and stderr interleaved unless err_path is set
+  std::string err_path;  // stderr apart (SpawnBenchApart)
 };
 
 struct BenchExit {
   int code = -1;  // exit status, or 128 + signal
   bool timed_out = false;
   std::string output;
+  std::string errors;  // stderr, when spawned apart (else it is in `output`)
   double seconds = 0;  // from spawn to exit
 };
 
@@ -31,6 +33,10 @@ struct BenchExit {
 BenchChild SpawnBench(const std::vector<std::string>& args, const std::string& io_dir,
                       const std::string& shell_prefix = {},
                       const std::vector<std::string>& wrapper = {});
+
+// SpawnBenchApart: the same, with stderr in a file of its own (a test that reads a report on
+// stdout and the progress lines on stderr).
+BenchChild SpawnBenchApart(const std::vector<std::string>& args, const std::string& io_dir);
 
 // WaitBench: waits at most `limit` (then SIGKILL); fails the test on a sanitizer report.
 BenchExit WaitBench(const BenchChild& child, std::chrono::seconds limit);
@@ -57,11 +63,13 @@ std::vector<std::string> RunDirs(const std::string& root);
 // it (results databases, child output) when the test ends.
 class TempDir {
  public:
-  explicit TempDir(const std::string& stem);
+  explicit TempDir(const std::string& stem = "pqc-test");
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
+  // a / "name": a path inside it.
+  std::string operator/(const std::string& name) const;
 
  private:
   std::string path_;

@@ -34,40 +34,16 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return pqc::test::ReadFile(path);
 }
 
 using pqc::test::WriteFile;
 
-// TempDir: a fresh directory, removed with its contents at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pqc-run-test-XXXXXX").string();
-    char* p = mkdtemp(tmpl.data());
-    if (p != nullptr) path_ = p;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (fs::path(path_) / name).string(); }
+using pqc::test::TempDir;
 
- private:
-  std::string path_;
-};
-
-// Child: `pqc-bench ARGS...` with stdout and stderr in files (never a pipe that could fill).
-struct Child {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
+// Child: `pqc-bench ARGS...` with stdout and stderr in files of their own (never a pipe that
+// could fill); Finished: its exit, read back.
+using Child = pqc::test::BenchChild;
 
 struct Finished {
   int rc = -1;  // exit status, or 128 + signal
@@ -76,50 +52,12 @@ struct Finished {
 };
 
 Child Spawn(const std::vector<std::string>& args, const std::string& io_dir) {
-  static int n = 0;
-  Child c;
-  c.out_path = (fs::path(io_dir) / ("out-" + std::to_string(++n) + ".txt")).string();
-  c.err_path = (fs::path(io_dir) / ("err-" + std::to_string(n) + ".txt")).string();
-  std::vector<std::string> all = {PQC_BENCH_BIN};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  c.pid = fork();
-  if (c.pid == 0) {
-    FILE* o = std::freopen(c.out_path.c_str(), "w", stdout);
-    FILE* e = std::freopen(c.err_path.c_str(), "w", stderr);
-    if (o == nullptr || e == nullptr) _exit(127);
-    execv(PQC_BENCH_BIN, argv.data());
-    _exit(127);
-  }
-  return c;
+  return pqc::test::SpawnBenchApart(args, io_dir);
 }
 
 Finished Wait(const Child& c, std::chrono::seconds limit = std::chrono::seconds(60)) {
-  Finished f;
-  const auto deadline = Clock::now() + limit;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(c.pid, &status, WNOHANG);
-    if (r == c.pid) break;
-    if (r < 0) return f;
-    if (Clock::now() >= deadline) {
-      f.timed_out = true;
-      kill(c.pid, SIGKILL);
-      waitpid(c.pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  f.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  f.out = ReadAll(c.out_path);
-  f.err = ReadAll(c.err_path);
-  // In a sanitizer build a report exits 1 (ASan), which some cases expect for other reasons.
-  for (const char* report : {"AddressSanitizer", "LeakSanitizer", ": runtime error:"}) {
-    EXPECT_EQ(f.err.find(report), std::string::npos) << "sanitizer report:\n" << f.err;
-  }
-  return f;
+  pqc::test::BenchExit e = pqc::test::WaitBench(c, limit);
+  return {e.code, std::move(e.output), std::move(e.errors), e.timed_out};
 }
 
 Finished Exec(const std::vector<std::string>& args, const std::string& io_dir,
