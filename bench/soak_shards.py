@@ -8,7 +8,8 @@ continued; at --kill-at minutes shard 1 is killed (SIGKILL). Every 10 s the resi
 open descriptors and threads of each shard are sampled from /proc.
 
 Checked (the verdict; exit 1 when any fails):
-- the stall: shard 2's trials that straddle it are invalid ("after the start barrier"), shard
+- the stall: shard 2's trials that straddle it are invalid ("after the start barrier" when
+  stopped across a start, "load generator saturated: lag …" when stopped during the load), shard
   0 marks the same trials invalid ("shard(s) 2 measured an invalid trial"), and the study goes
   on: trials after the stall are valid again;
 - the kill: shard 0 stores that trial invalid naming shard 1, stops the study and exits 1
@@ -22,10 +23,12 @@ Checked (the verdict; exit 1 when any fails):
 usage: bench/soak_shards.py [--build DIR] [--minutes 30] [--stall-at 10] [--kill-at 28]
                             [--stall-seconds 45] [--trial-seconds 20] [--rate 60] [--keep DIR]
                             [--json FILE]
+       bench/soak_shards.py --recheck WORK   (the databases' checks again, on a kept soak)
 """
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -77,6 +80,63 @@ def rows(db, sql):
         con.close()
 
 
+def check_databases(bin_, work, check):
+    """The soak's verdict from its databases: the stall's trials, the kill's, the merge."""
+    results = os.path.join(work, "results")
+    dirs = sorted(os.path.join(results, d) for d in os.listdir(results))
+    by_shard = {int(d.rsplit("-shard-", 1)[1].split("-of-")[0]): d for d in dirs}
+    db = {i: os.path.join(d, "results.sqlite") for i, d in by_shard.items()}
+    trials = {i: rows(db[i], "SELECT seq, valid, reasons_json FROM trials ORDER BY seq")
+              for i in db}
+    # A stall shows as a late start (stopped across the start instant) or as the schedule's lag
+    # (stopped during the load: "load generator saturated: lag p99 …").
+    late = [seq for seq, valid, r in trials[2]
+            if not valid and ("after the start barrier" in r or "saturated" in r)]
+    check(bool(late), f"shard 2's trials around the stall are invalid (late or lagging): {late}")
+    lead = {seq: (valid, r) for seq, valid, r in trials[0]}
+    marked = [seq for seq in late if seq in lead and not lead[seq][0] and
+              "shard(s) 2 measured an invalid trial" in lead[seq][1]]
+    check(late and set(marked) == set(s for s in late if s in lead),
+          f"shard 0 marks the same trials invalid: {marked}")
+    later_valid = [seq for seq, valid, _ in trials[0] if late and seq > max(late) and valid]
+    check(len(later_valid) >= 3, f"the study went on after the stall: {len(later_valid)} valid "
+          "trials of shard 0 after it")
+    last_seq, last_valid, last_reasons = trials[0][-1]
+    check(not last_valid and "lost shard 1" in last_reasons,
+          f"shard 0's last trial ({last_seq}) is invalid, naming shard 1")
+    stored = {i: rows(db[i], "SELECT count(*) FROM connections")[0][0] for i in db}
+    merged = os.path.join(work, "merged")
+    shutil.rmtree(merged, ignore_errors=True)
+    m = subprocess.run([bin_, "merge", *dirs, "-o", merged], capture_output=True, text=True)
+    mdb = os.path.join(merged, "results.sqlite")
+    check(os.path.exists(mdb), f"merge makes a database (exit {m.returncode}: "
+          f"{m.stderr.strip().splitlines()[-1] if m.stderr.strip() else ''})")
+    merged_n = rows(mdb, "SELECT count(*) FROM connections")[0][0] if os.path.exists(mdb) else 0
+    check(merged_n == sum(stored.values()),
+          f"the merged database holds every stored connection: {merged_n} = "
+          f"{' + '.join(str(stored[i]) for i in sorted(stored))}")
+    if os.path.exists(mdb):
+        (mr,), = rows(mdb, "SELECT reasons_json FROM trials ORDER BY seq DESC LIMIT 1")
+        check("shard 1" in mr, "the merged last trial names shard 1")
+
+    return {"trials_stored": {i: len(v) for i, v in trials.items()},
+            "trials_invalid": {i: sum(1 for _, ok, _ in v if not ok) for i, v in trials.items()},
+            "stalled_trials_shard2": late, "connections_stored": stored,
+            "connections_merged": merged_n}
+
+
+def recheck(work, bin_):
+    failures = []
+
+    def check(ok, what):
+        print(("ok: " if ok else "FAIL: ") + what, flush=True)
+        if not ok:
+            failures.append(what)
+
+    print(json.dumps(check_databases(bin_, work, check), indent=1))
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -88,7 +148,10 @@ def main():
     ap.add_argument("--rate", type=int, default=60)
     ap.add_argument("--keep", help="the work directory (default: a new temporary one)")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--recheck", metavar="WORK", help="only the databases' checks, on a kept soak")
     a = ap.parse_args()
+    if a.recheck:
+        return recheck(a.recheck, os.path.join(a.build, "src", "pqc-bench"))
     if not a.stall_at + a.stall_seconds / 60 < a.kill_at <= a.minutes:
         sys.exit("soak_shards: need --stall-at + stall < --kill-at <= --minutes")
     bin_ = os.path.join(a.build, "src", "pqc-bench")
@@ -184,38 +247,7 @@ def main():
     left = subprocess.run(["pgrep", "-f", results], capture_output=True, text=True).stdout.split()
     check(not left, f"no process of the study left (pgrep -f the results directory: {left})")
 
-    dirs = sorted(os.path.join(results, d) for d in os.listdir(results))
-    by_shard = {int(d.rsplit("-shard-", 1)[1].split("-of-")[0]): d for d in dirs}
-    db = {i: os.path.join(d, "results.sqlite") for i, d in by_shard.items()}
-    trials = {i: rows(db[i], "SELECT seq, valid, reasons_json FROM trials ORDER BY seq")
-              for i in db}
-    late = [seq for seq, valid, r in trials[2] if not valid and "after the start barrier" in r]
-    check(bool(late), f"shard 2's trials around the stall are invalid, late: {late}")
-    lead = {seq: (valid, r) for seq, valid, r in trials[0]}
-    marked = [seq for seq in late if seq in lead and not lead[seq][0] and
-              "shard(s) 2 measured an invalid trial" in lead[seq][1]]
-    check(late and set(marked) == set(s for s in late if s in lead),
-          f"shard 0 marks the same trials invalid: {marked}")
-    later_valid = [seq for seq, valid, _ in trials[0] if late and seq > max(late) and valid]
-    check(len(later_valid) >= 3, f"the study went on after the stall: {len(later_valid)} valid "
-          "trials of shard 0 after it")
-    last_seq, last_valid, last_reasons = trials[0][-1]
-    check(not last_valid and "lost shard 1" in last_reasons,
-          f"shard 0's last trial ({last_seq}) is invalid, naming shard 1")
-    stored = {i: rows(db[i], "SELECT count(*) FROM connections")[0][0] for i in db}
-    merged = os.path.join(work, "merged")
-    m = subprocess.run([bin_, "merge", *dirs, "-o", merged], capture_output=True, text=True)
-    mdb = os.path.join(merged, "results.sqlite")
-    check(os.path.exists(mdb), f"merge makes a database (exit {m.returncode}: "
-          f"{m.stderr.strip().splitlines()[-1] if m.stderr.strip() else ''})")
-    merged_n = rows(mdb, "SELECT count(*) FROM connections")[0][0] if os.path.exists(mdb) else 0
-    check(merged_n == sum(stored.values()),
-          f"the merged database holds every stored connection: {merged_n} = "
-          f"{' + '.join(str(stored[i]) for i in sorted(stored))}")
-    if os.path.exists(mdb):
-        (mr,), = rows(mdb, "SELECT reasons_json FROM trials ORDER BY seq DESC LIMIT 1")
-        check("shard 1" in mr, "the merged last trial names shard 1")
-
+    db_figures = check_databases(bin_, work, check)
     rss = [(t, s["VmRSS"]) for t, s in samples[0]]
     warm = [v for t, v in rss if t >= 0.2 * events["kill_s"]]
     growth = (warm[-1] - warm[0]) / warm[0] if len(warm) >= 2 else 0.0
@@ -225,9 +257,7 @@ def main():
     fds = [s["fds"] for _, s in samples[0]]
     figures = {
         "minutes_run": events["kill_s"] / 60, "events_s": events,
-        "ended_after_kill_s": after, "trials_stored": {i: len(v) for i, v in trials.items()},
-        "trials_invalid": {i: sum(1 for _, ok, _ in v if not ok) for i, v in trials.items()},
-        "late_trials_shard2": late, "connections_stored": stored, "connections_merged": merged_n,
+        "ended_after_kill_s": after, **db_figures,
         "rss_kib_shard0": {"first": rss[0][1] if rss else 0, "after_warmup": warm[0] if warm else 0,
                            "last": warm[-1] if warm else 0, "max": max(v for _, v in rss) if rss else 0},
         "fds_shard0": {"min": min(fds) if fds else 0, "max": max(fds) if fds else 0},
