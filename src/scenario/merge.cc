@@ -344,7 +344,10 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
                       "together",
                       who, static_cast<double>(skew) / 1e6, static_cast<double>(tolerance) / 1e6));
     }
-    for (const std::string& r : t.reasons) reasons.push_back(fmt::format("shard {}: {}", who, r));
+    for (const std::string& r : t.reasons) {
+      if (who == 0 && r.ends_with(kFollowersInvalid)) continue;  // their own reasons follow
+      reasons.push_back(fmt::format("shard {}: {}", who, r));
+    }
     views.push_back({{"shard", who},
                      {"host", s.run.info.hostname},
                      {"source", s.source},

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -20,6 +21,12 @@
 #include "scenario/scenario.h"
 
 namespace pqc::scenario {
+
+// kFollowersInvalid: the end of shard 0's reason when other shards' trials were invalid
+// ("shard(s) 2 measured an invalid trial"). merge leaves it out of the merged trial, which
+// lists each shard's own reasons: it would only repeat them, in words no check knows.
+inline constexpr std::string_view kFollowersInvalid =
+    "measured an invalid trial (their reasons are in their results)";
 
 struct MergeOptions {
   std::vector<std::string> inputs;  // run directories or results.sqlite files, any order

@@ -23,6 +23,7 @@
 #include "scenario/arm_floor.h"
 #include "scenario/arm_options.h"
 #include "scenario/cert_store.h"
+#include "scenario/merge.h"
 #include "scenario/preflight.h"
 #include "scenario/rendezvous.h"
 #include "scenario/run_facts.h"
@@ -515,8 +516,7 @@ class Runner {
       // The target had another load than the plan's while a shard was late or saturated: what
       // shard 0 measured of it is not the arm's either.
       const std::string why =
-          fmt::format("shard(s) {} measured an invalid trial (their reasons are in their results)",
-                      fmt::join(others->invalid, ", "));
+          fmt::format("shard(s) {} {}", fmt::join(others->invalid, ", "), kFollowersInvalid);
       fmt::print(o_.log, "  {}\n", why);
       row.reasons.push_back(why);
     }
