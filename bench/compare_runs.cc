@@ -59,7 +59,6 @@ bool Write(const std::string& path, const pqc::LoadResult& load, uint32_t trials
     t.block = block;
     t.seq = block;
     t.valid = true;
-    t.summary = t.target = nlohmann::json::object();
     t.load = &load;
     if (auto st = w->WriteTrial(t); !st) {
       fmt::print(stderr, "{}\n", st.error().message);

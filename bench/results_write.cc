@@ -57,7 +57,6 @@ int main(int argc, char** argv) {
   info.options = nlohmann::json::object();
   pqc::results::TrialRow trial;
   trial.arm = 1;
-  trial.summary = trial.target = nlohmann::json::object();
   trial.load = &load;
   // Rounds: this machine is shared, so the median of several writes is what is judged.
   constexpr int kRounds = 5;

@@ -207,8 +207,7 @@ class CapacityDbTest : public ::testing::Test {
         t.started = "2026-11-30T03:00:01Z";
         t.ended = "2026-11-30T03:00:06Z";
         t.valid = true;
-        t.summary = nlohmann::json::object();
-        t.target = {{"wall_s", 2.0}};
+        t.target.wall_s = 2.0;
         t.server_cpu_s = cpu[arm - 1][block];
         t.server_handshakes = 5000;
         t.client_cpu_s = 0.002;  // 500 µs per measured connection (4 per trial)

@@ -137,7 +137,6 @@ class CompareTest : public ::testing::Test {
         t.started = "2026-12-01T00:00:01Z";
         t.ended = "2026-12-01T00:00:06Z";
         t.valid = true;
-        t.summary = nlohmann::json::object();
         // The server's CPU per handshake: 100 and 110 µs in run a, 200 and 230 µs in run b.
         t.server_handshakes = 1000;
         t.server_cpu_s = (name == "a" ? 0.100 + 0.010 * block : 0.200 + 0.030 * block);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -112,8 +113,8 @@ class ResultsTest : public ::testing::Test {
     t.ended = "2026-11-30T03:00:11Z";
     t.valid = seq != 1;
     if (!t.valid) t.reasons = {"lag p99 1.4 ms over 1 ms"};
-    t.summary = {{"connections", load->connections.size()}};
-    t.target = {{"cpu_user_s", 1.5}};
+    t.summary = Summarize(*load);
+    t.target.cpu_user_s = 1.5;
     t.server_cpu_s = 2.25;
     t.server_handshakes = 1000;
     t.client_cpu_s = 1.75;
@@ -209,6 +210,97 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(load.requests[i].status, rec->load.requests[i].status);
     EXPECT_EQ(load.requests[i].body_bytes, rec->load.requests[i].body_bytes);
   }
+}
+
+// The trial's JSON columns are typed records (trial_record.h): every member written comes
+// back, including the ones only a merged or emulated run has, and an old file's shapes (a link
+// of "null", a target of {"run_by": …}) read as the defaults.
+TEST_F(ResultsTest, TheTrialsTypedRecordsSurviveTheRoundTrip) {
+  const LoadResult load = Load(6);
+  TrialRow t = Trial(1, 0, &load);
+  t.summary.arm.mix = {{"resume", 80}, {"fresh", 20}};
+  t.summary.errors_by_class = {{"timeout", 2}};
+  t.summary.loadgen.threads = 3;
+  t.summary.negotiated.early_rejected = 4;
+  t.summary.invalid_reasons = {"made up"};
+  t.target.handshakes = 77;
+  t.target.details = {{"workers", 2}};
+  LinkRecord& wire = t.link.emplace();
+  wire.stats.packets = 1234;
+  wire.stats.release_error_p99_us = 12.5;
+  wire.profile = "rtt70";
+  wire.sites.push_back({.stats = {.packets = 600}, .site = "near", .describe = "rtt 30ms"});
+  t.shards.push_back({.shard = 1, .host = "b", .reasons = {"late"}, .start_skew_ns = -5});
+  {
+    auto w = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(w) << w.error().message;
+    ASSERT_TRUE(w->WriteTrial(t));
+    ASSERT_TRUE(w->WriteTrial(Trial(2, 1, &load)));
+  }
+  auto db = OpenResults(Path());
+  ASSERT_TRUE(db) << db.error().message;
+  auto run = ReadRun(*db);
+  ASSERT_TRUE(run) << run.error().message;
+  const TrialRecord& r = run->trials.at(0);
+  EXPECT_EQ(r.summary.connections, load.connections.size() - 1) << "warm-up left out";
+  EXPECT_EQ(r.summary.phase(Phase::kHandshake).count, t.summary.phase(Phase::kHandshake).count);
+  EXPECT_DOUBLE_EQ(r.summary.phase(Phase::kHandshake).p50, t.summary.phase(Phase::kHandshake).p50);
+  EXPECT_EQ(r.summary.arm.mix, t.summary.arm.mix) << "the mix keeps its order";
+  EXPECT_EQ(r.summary.errors_by_class, t.summary.errors_by_class);
+  EXPECT_EQ(r.summary.loadgen.threads, 3u);
+  EXPECT_EQ(r.summary.negotiated.early_rejected, 4u);
+  EXPECT_EQ(r.summary.negotiated.groups, t.summary.negotiated.groups);
+  EXPECT_EQ(r.summary.invalid_reasons, t.summary.invalid_reasons);
+  EXPECT_DOUBLE_EQ(r.target.cpu_user_s, 1.5);
+  EXPECT_TRUE(std::isnan(r.target.wall_s)) << "not measured stays not measured, never 0";
+  EXPECT_EQ(r.target.handshakes, 77u);
+  EXPECT_EQ(r.target.details, t.target.details);
+  ASSERT_TRUE(r.link);
+  EXPECT_EQ(r.link->stats.packets, 1234u);
+  EXPECT_DOUBLE_EQ(r.link->stats.release_error_p99_us, 12.5);
+  EXPECT_EQ(r.link->profile, "rtt70");
+  ASSERT_EQ(r.link->sites.size(), 1u);
+  EXPECT_EQ(r.link->sites[0].site, "near");
+  EXPECT_EQ(r.link->sites[0].stats.packets, 600u);
+  ASSERT_EQ(r.shards.size(), 1u);
+  EXPECT_EQ(r.shards[0].host, "b");
+  EXPECT_EQ(r.shards[0].reasons, std::vector<std::string>{"late"});
+  EXPECT_EQ(r.shards[0].start_skew_ns, -5);
+  const TrialRecord& plain = run->trials.at(1);
+  EXPECT_FALSE(plain.link) << "loopback: no link record";
+  EXPECT_TRUE(plain.shards.empty()) << "not merged: no shard views";
+
+  // Written by an older version: other shapes, fewer keys.
+  {
+    auto w = Db::Open(Path(), false, false);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(
+        w->Exec("UPDATE trials SET target_json = '{\"run_by\": \"shard 0\"}', "
+                "link_json = 'null', summary_json = '{\"connections\": 9}' WHERE seq = 0"));
+  }
+  auto again = ReadRun(*db);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->trials[0].target.run_by, "shard 0");
+  EXPECT_TRUE(std::isnan(again->trials[0].target.cpu_user_s));
+  EXPECT_FALSE(again->trials[0].link);
+  EXPECT_EQ(again->trials[0].summary.connections, 9u);
+  EXPECT_EQ(again->trials[0].summary.loadgen.threads, 0u);
+
+  // A value of the wrong type is a corrupt file, named down to the key.
+  {
+    auto w = Db::Open(Path(), false, false);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(
+        w->Exec("UPDATE trials SET summary_json = "
+                "'{\"loadgen\": {\"threads\": \"two\"}}' WHERE seq = 1"));
+  }
+  auto bad = ReadRun(*db);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("corrupt results database: trial 2's summary_json: "
+                                     "loadgen.threads: expected an integer from 0 to 4294967295, "
+                                     "got string"),
+            std::string::npos)
+      << bad.error().message;
 }
 
 TEST_F(ResultsTest, ATrialIsAllOrNothingAndResumeReplacesInterruptedTrials) {

@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "link/mover_stats_json.h"
 #include "link/run_over_link.h"
 #include "link/user_namespace.h"
 
@@ -26,7 +25,7 @@ std::vector<std::string> SplitWords(const std::string& text) {
 
 Status WriteStatsJson(const std::string& path, const link::LinkProfile& profile,
                       const link::LinkRunResult& r) {
-  nlohmann::json j = link::MoverStatsJson(r.stats);
+  nlohmann::ordered_json j = json_fields::Write(r.stats);
   j["profile"] = profile.Describe();
   j["exit_code"] = r.exit_code;
   j["interrupted"] = r.interrupted;

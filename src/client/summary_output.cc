@@ -8,89 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "client/summary_fields.h"
 #include "core/text_table.h"
 
 namespace pqc {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// ---- JSON ----
-
-// Num: a number, or null when undefined (JSON has no NaN).
-Json Num(double v) {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
-}
-
-Json Counts(const std::map<std::string, uint64_t>& counts) {
-  Json j = Json::object();
-  for (const auto& [name, n] : counts) j[name] = n;
-  return j;
-}
-
-Json PhaseJson(const PhaseStats& p) {
-  return Json{{"count", p.count},  {"min", Num(p.min)}, {"mean", Num(p.mean)},
-              {"p50", Num(p.p50)}, {"p75", Num(p.p75)}, {"p90", Num(p.p90)},
-              {"p95", Num(p.p95)}, {"p99", Num(p.p99)}, {"p999", Num(p.p999)},
-              {"max", Num(p.max)}};
-}
-
-Json ArmJson(const ArmInfo& a) {
-  Json mix = Json::object();
-  for (const auto& [mode, weight] : a.mix) mix[mode] = Num(weight);
-  return Json{{"target", a.target},
-              {"server_name", a.server_name},
-              {"mode", a.mode},
-              {"mix", mix},
-              {"rate", Num(a.rate)},
-              {"arrivals", a.arrivals},
-              {"busy_poll", a.busy_poll},
-              {"duration_s", Num(a.duration_s)},
-              {"warmup_s", Num(a.warmup_s)},
-              {"requests", a.requests},
-              {"request_interval_s", Num(a.request_interval_s)},
-              {"path", a.path},
-              {"groups", a.groups},
-              {"key_shares", a.key_shares},
-              {"sigalgs", a.sigalgs},
-              {"threads", a.threads},
-              {"timeout_s", Num(a.timeout_s)}};
-}
-
-Json MessageJson(const MessageBytes& m) {
-  return Json{{"count", m.count}, {"mean", Num(m.mean)}};
-}
-
-Json BytesJson(const ByteStats& b) {
-  return Json{
-      {"handshake_written",
-       {{"total", b.handshake_written_total}, {"mean", Num(b.handshake_written_mean)}}},
-      {"handshake_read", {{"total", b.handshake_read_total}, {"mean", Num(b.handshake_read_mean)}}},
-      {"client_hello", MessageJson(b.client_hello)},
-      {"server_hello", MessageJson(b.server_hello)},
-      {"certificate", MessageJson(b.certificate)},
-      {"certificate_verify", MessageJson(b.certificate_verify)},
-      {"response_body", {{"total", b.response_body_total}}}};
-}
-
-Json LoadgenJson(const LoadgenHealth& g) {
-  return Json{{"rate_target", Num(g.rate_target)},
-              {"rate_achieved", Num(g.rate_achieved)},
-              {"lag_p99_us", Num(g.lag_p99_us)},
-              {"cpu_user_s", Num(g.cpu_user_s)},
-              {"cpu_sys_s", Num(g.cpu_sys_s)},
-              {"cpu_us_per_connection", Num(g.cpu_us_per_connection)},
-              {"saturated", g.saturated},
-              {"lag_p50_us", Num(g.lag_p50_us)},
-              {"lag_max_us", Num(g.lag_max_us)},
-              {"lag_limit_us", Num(g.lag_limit_us)},
-              {"cpu_share", Num(g.cpu_share)},
-              {"cpu_share_limit", Num(g.cpu_share_limit)},
-              {"wall_s", Num(g.wall_s)},
-              {"threads", g.threads},
-              {"skipped", g.skipped},
-              {"unfinished", g.unfinished}};
-}
 
 // ---- table ----
 
@@ -201,28 +125,13 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
 }
 
 nlohmann::ordered_json SummaryJson(const LoadSummary& s) {
-  Json phases = Json::object();
-  for (Phase p : kAllPhases) phases[std::string(PhaseName(p))] = PhaseJson(s.phase(p));
-  const NegotiatedCounts& n = s.negotiated;
-  return Json{
-      {"arm", ArmJson(s.arm)},
-      {"connections", s.connections},
-      {"errors",
-       {{"total", s.errors}, {"by_class", Counts(s.errors_by_class)}, {"rate", Num(s.error_rate)}}},
-      {"negotiated",
-       {{"groups", Counts(n.groups)},
-        {"sigalgs", Counts(n.sigalgs)},
-        {"resumed", n.resumed},
-        {"hrr", n.hrr},
-        {"cipher", Counts(n.ciphers)},
-        {"handshakes", n.handshakes},
-        {"resume_without_session", n.resume_without_session},
-        {"early_data", {{"accepted", n.early_accepted}, {"rejected", n.early_rejected}}}}},
-      {"phases", phases},
-      {"bytes", BytesJson(s.bytes)},
-      {"loadgen", LoadgenJson(s.loadgen)},
-      {"valid", s.valid()},
-      {"invalid_reasons", s.invalid_reasons}};
+  return json_fields::Write(s);
+}
+
+Result<LoadSummary> LoadSummaryFromJson(const nlohmann::json& j, std::string_view what) {
+  LoadSummary s;
+  if (Status st = json_fields::Read(j, s, what); !st) return st.error();
+  return s;
 }
 
 void WriteSummaryJson(std::ostream& out, const LoadSummary& s) {

@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string_view>
 
 #include "client/summary.h"
+#include "core/error.h"
 
 namespace pqc {
 
@@ -20,6 +22,10 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& summary);
 // SummaryJson: {"arm", "connections", "errors", "negotiated", "phases", "bytes", "loadgen",
 // "valid", "invalid_reasons"}; keys in that order (ordered_json) so that files diff well.
 nlohmann::ordered_json SummaryJson(const LoadSummary& summary);
+// LoadSummaryFromJson: SummaryJson read back (client/summary_fields.h: a key missing from an
+// older file keeps its default; a value of the wrong type is an error naming `what` and the
+// key's path).
+Result<LoadSummary> LoadSummaryFromJson(const nlohmann::json& j, std::string_view what);
 
 // WriteSummaryJson: SummaryJson pretty-printed (indent 2) with a final newline.
 void WriteSummaryJson(std::ostream& out, const LoadSummary& summary);

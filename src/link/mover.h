@@ -16,38 +16,10 @@
 #include "core/error.h"
 #include "core/fd.h"
 #include "link/link_profile.h"
+#include "link/mover_stats.h"
 #include "link/tun_device.h"
 
 namespace pqc::link {
-
-// MoverStats: both directions together. Drops: dropped_loss (random + burst), dropped_queue
-// (tail drop at queue_packets, or the mover's hold limit). release_error_*: µs after the
-// scheduled release that the packet was written.
-struct MoverStats {
-  uint64_t packets = 0;  // delivered
-  uint64_t bytes = 0;    // delivered (IP packets)
-  uint64_t dropped_loss = 0;
-  uint64_t dropped_queue = 0;
-  uint64_t write_errors = 0;     // the kernel refused a write (counted, packet lost)
-  uint64_t dropped_ingress = 0;  // the egress tap's buffer overflowed (counted, packet lost)
-  bool realtime = false;         // the mover's threads got SCHED_FIFO (else: normal priority)
-  // Departure times come from the kernel's transmit path (egress tap) rather than from the
-  // moment the mover read the packet; false names the fallback (see egress_tap.h).
-  bool kernel_timestamps = false;
-  double release_error_p50_us = 0;
-  double release_error_p99_us = 0;
-  double release_error_max_us = 0;
-
-  // AddCounts: adds the packet, byte and drop counters of `o` (not its flags or percentiles).
-  void AddCounts(const MoverStats& o) {
-    packets += o.packets;
-    bytes += o.bytes;
-    dropped_loss += o.dropped_loss;
-    dropped_queue += o.dropped_queue;
-    write_errors += o.write_errors;
-    dropped_ingress += o.dropped_ingress;
-  }
-};
 
 namespace mover {
 class Direction;

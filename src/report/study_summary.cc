@@ -317,22 +317,12 @@ CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
   c.from_invalid = a.from_invalid();
   for (const results::StoredTrial* t : a.used) {
     if (t->server_cpu_s && t->server_handshakes) {
-      const double wall =
-          t->target.is_object() && t->target.contains("wall_s") && t->target["wall_s"].is_number()
-              ? t->target["wall_s"].get<double>()
-              : 0.0;
+      const double wall = std::isfinite(t->target.wall_s) ? t->target.wall_s : 0.0;
       c.trials.push_back({t->block, *t->server_cpu_s, *t->server_handshakes, wall});
     }
   }
   if (arm.floor) c.floor_server_us = arm.floor->server_us;
   return c;
-}
-
-double SummaryPhase(const nlohmann::json& summary, const char* phase, const char* stat) {
-  const auto* p = summary.contains("phases") ? &summary["phases"] : nullptr;
-  if (p == nullptr || !p->contains(phase) || !(*p)[phase].contains(stat)) return NAN;
-  const auto& v = (*p)[phase][stat];
-  return v.is_number() ? v.get<double>() : NAN;
 }
 
 }  // namespace
@@ -419,8 +409,8 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
                           .interrupted = t.interrupted,
                           .reasons = t.reasons,
                           .started = t.started,
-                          .handshake_p50 = Finite(SummaryPhase(t.summary, "handshake", "p50")),
-                          .handshake_p99 = Finite(SummaryPhase(t.summary, "handshake", "p99")),
+                          .handshake_p50 = Finite(t.summary.phase(Phase::kHandshake).p50),
+                          .handshake_p99 = Finite(t.summary.phase(Phase::kHandshake).p99),
                           .server_cpu_us_per_handshake = Finite(cpu)});
   }
   return doc;

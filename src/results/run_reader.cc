@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "results/schema.h"
+#include "results/trial_table.h"
 
 namespace pqc::results {
 namespace {
@@ -194,53 +195,9 @@ Result<StoredRun> ReadRun(Db& db) {
     run.arms.push_back(std::move(arm));
   }
 
-  auto t = db.Prepare(fmt::format(
-      "SELECT id, arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
-      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
-      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, {} FROM trials ORDER BY "
-      "seq",
-      *version >= 5 ? "shards_json" : "NULL"));
-  if (!t) return t.error();
-  for (;;) {
-    auto more = t->Step();
-    if (!more) return more.error();
-    if (!*more) break;
-    StoredTrial tr;
-    tr.id = t->Int(0);
-    tr.arm = U32(t->Int(1));
-    tr.block = U32(t->Int(2));
-    tr.seq = U32(t->Int(3));
-    tr.started = t->Text(4);
-    tr.ended = t->Text(5);
-    tr.valid = t->Int(6) != 0;
-    auto reasons = ParseJson(t->Text(7), "trials.reasons_json");
-    auto summary = ParseJson(t->Text(9), "trials.summary_json");
-    auto target = ParseJson(t->Text(10), "trials.target_json");
-    auto link = ParseJson(t->Text(11), "trials.link_json");
-    if (!reasons || !summary || !target || !link || !reasons->is_array()) {
-      return MakeError(ErrorKind::kConfig,
-                       fmt::format("corrupt results database: trial {}", tr.id));
-    }
-    for (const auto& x : *reasons)
-      tr.reasons.push_back(x.is_string() ? x.get<std::string>() : x.dump());
-    tr.interrupted = t->Int(8) != 0;
-    tr.summary = std::move(*summary);
-    tr.target = std::move(*target);
-    tr.link = std::move(*link);
-    if (!t->IsNull(12)) tr.server_cpu_s = t->Real(12);
-    if (!t->IsNull(13)) tr.server_handshakes = static_cast<uint64_t>(t->Int(13));
-    tr.client_cpu_s = t->Real(14);
-    tr.mono_anchor_ns = t->Int(15);
-    tr.wall_anchor_ns = t->Int(16);
-    tr.measure_start_ns = t->Int(17);
-    tr.measure_end_ns = t->Int(18);
-    if (!t->IsNull(19)) {
-      auto shards = ParseJson(t->Text(19), "trials.shards_json");
-      if (!shards) return shards.error();
-      tr.shards = std::move(*shards);
-    }
-    run.trials.push_back(std::move(tr));
-  }
+  auto trials = ReadTrials(db, *version);
+  if (!trials) return trials.error();
+  run.trials = std::move(*trials);
   return run;
 }
 

@@ -28,27 +28,8 @@ struct StoredArm {
   std::optional<ArmFloor> floor;  // absent in schema version 1 files and unpriced arms
 };
 
-struct StoredTrial {
-  int64_t id = 0;
-  uint32_t arm = 0, block = 0, seq = 0;
-  std::string started, ended;
-  bool valid = false;
-  std::vector<std::string> reasons;
-  bool interrupted = false;
-  nlohmann::json summary, target, link;
-  std::optional<double> server_cpu_s;
-  std::optional<uint64_t> server_handshakes;
-  double client_cpu_s = 0;
-  // The load's time base: a CLOCK_MONOTONIC instant and the UTC ns it was read with, and the
-  // measured phase's bounds on the monotonic clock.
-  int64_t mono_anchor_ns = 0, wall_anchor_ns = 0, measure_start_ns = 0, measure_end_ns = 0;
-  nlohmann::json shards;  // a merged run's per-shard view (null otherwise)
-  // MeasuredWallNs: the measured phase's start and end in UTC ns.
-  int64_t MeasureStartUnixNs() const {
-    return wall_anchor_ns + (measure_start_ns - mono_anchor_ns);
-  }
-  int64_t MeasureEndUnixNs() const { return wall_anchor_ns + (measure_end_ns - mono_anchor_ns); }
-};
+// StoredTrial: a trial as read back, the same record the runner wrote.
+using StoredTrial = TrialRecord;
 
 struct StoredRun {
   std::string path;

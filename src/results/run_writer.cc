@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "results/schema.h"
+#include "results/trial_table.h"
 
 namespace pqc::results {
 namespace {
@@ -79,14 +80,6 @@ Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
     }
   }
   return {};
-}
-
-void BindOptionalReal(Stmt& s, int i, const std::optional<double>& v) {
-  if (v) {
-    s.Bind(i, *v);
-  } else {
-    s.BindNull(i);
-  }
 }
 
 // Tune: WAL with synchronous=NORMAL (a commit is durable once the WAL is synced at
@@ -257,48 +250,14 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
 Result<int64_t> RunWriter::WriteTrial(const TrialRow& t) {
   auto tx = Transaction::Begin(*db_);
   if (!tx) return tx.error();
-  auto ins = db_->Prepare(
-      "INSERT INTO trials (arm_id, block, seq, started, ended, valid, reasons_json, interrupted, "
-      "summary_json, target_json, link_json, server_cpu_s, server_handshakes, client_cpu_s, "
-      "mono_anchor_ns, wall_anchor_ns, measure_start_ns, measure_end_ns, shards_json, id) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20)");
-  if (!ins) return ins.error();
-  Stmt& s = *ins;
-  s.Bind(1, int64_t{t.arm});
-  s.Bind(2, int64_t{t.block});
-  s.Bind(3, int64_t{t.seq});
-  s.Bind(4, t.started);
-  s.Bind(5, t.ended);
-  s.Bind(6, int64_t{t.valid});
-  s.Bind(7, nlohmann::json(t.reasons).dump());
-  s.Bind(8, int64_t{t.interrupted});
-  s.Bind(9, t.summary.dump());
-  s.Bind(10, t.target.dump());
-  s.Bind(11, t.link.dump());
-  BindOptionalReal(s, 12, t.server_cpu_s);
-  if (t.server_handshakes) {
-    s.Bind(13, I(*t.server_handshakes));
-  } else {
-    s.BindNull(13);
+  TrialRecord record = t;
+  if (t.load != nullptr) {
+    record.measure_start_ns = t.load->measure_start;
+    record.measure_end_ns = t.load->measure_end;
   }
-  s.Bind(14, t.client_cpu_s);
-  s.Bind(15, t.mono_anchor_ns);
-  s.Bind(16, t.wall_anchor_ns);
-  s.Bind(17, t.load != nullptr ? t.load->measure_start : t.measure_start_ns);
-  s.Bind(18, t.load != nullptr ? t.load->measure_end : t.measure_end_ns);
-  if (t.shards.is_null()) {
-    s.BindNull(19);
-  } else {
-    s.Bind(19, t.shards.dump());
-  }
-  if (t.id > 0) {
-    s.Bind(20, t.id);
-  } else {
-    s.BindNull(20);  // INTEGER PRIMARY KEY: the next free id
-  }
-  if (Status st = s.Run(); !st) return st.error();
-  const int64_t trial_id = sqlite3_last_insert_rowid(db_->get());
+  auto id = InsertTrial(*db_, record);
+  if (!id) return id.error();
+  const int64_t trial_id = *id;
   if (t.load != nullptr) {
     if (Status st = InsertRecords(*db_, trial_id, t); !st) return st.error();
   }

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/shard.h"
 #include "results/sqlite_db.h"
+#include "results/trial_record.h"
 
 namespace pqc::results {
 
@@ -57,32 +58,13 @@ struct ArmRow {
   std::optional<ArmFloor> floor;   // absent when it could not be priced
 };
 
-// TrialRow: one finished trial. `load` holds its raw connections and requests.
-struct TrialRow {
-  // id: 0 = the next free one; else this id (a merge copies the trial's records under it
-  // while it still computes the row).
-  int64_t id = 0;
-  uint32_t arm = 0, block = 0, seq = 0;
-  std::string started, ended;
-  bool valid = false;
-  std::vector<std::string> reasons;
-  bool interrupted = false;
-  nlohmann::json summary;  // the trial's LoadSummary (SummaryJson)
-  nlohmann::json target;   // target stats
-  nlohmann::json link;     // link emulator stats (null on loopback)
-  std::optional<double> server_cpu_s;
-  std::optional<uint64_t> server_handshakes;
-  double client_cpu_s = 0;
-  int64_t mono_anchor_ns = 0;  // a CLOCK_MONOTONIC instant …
-  int64_t wall_anchor_ns = 0;  // … and the UTC time (ns since the epoch) it corresponds to
-  const LoadResult* load = nullptr;
-  // Without `load` (its records are copied by the caller): the measured phase's bounds.
-  int64_t measure_start_ns = 0, measure_end_ns = 0;
-  // The shard of each connection (parallel to load->connections; null: all `shard`'s), and,
-  // in a merged run, every shard's view of the trial.
+// TrialRow: one finished trial to write (trial_record.h), with its raw connections and
+// requests: `load`, or without it (a merge copies its records itself) none.
+struct TrialRow : TrialRecord {
+  const LoadResult* load = nullptr;  // its measured phase's bounds are the trial's
+  // The shard of each connection (parallel to load->connections; null: all `shard`'s).
   const std::vector<uint32_t>* connection_shards = nullptr;
   uint32_t shard = 0;
-  nlohmann::json shards;
 };
 
 class RunWriter {

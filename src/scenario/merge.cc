@@ -27,9 +27,9 @@ struct Shard {
   int64_t offset_ns = 0;  // shard 0's wall clock minus this shard's
 };
 
-double JsonNumber(const nlohmann::json& j, const char* a, const char* b) {
-  if (!j.contains(a) || !j[a].contains(b) || !j[a][b].is_number()) return 0;
-  return j[a][b].get<double>();
+// Counted: a stored count or time, 0 when the shard's summary did not have it (null).
+double Counted(double v) {
+  return std::isfinite(v) ? v : 0;
 }
 
 Error Refuse(std::string message) {
@@ -286,7 +286,7 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
   m.load.options = options;
   m.load.threads = 0;
   std::vector<std::string> reasons;
-  nlohmann::json views = nlohmann::json::array();
+  std::vector<results::ShardView> views;
   double cpu_wall = 0;
   size_t connections = 0, requests = 0;
   for (const results::TrialRecords& r : m.records) {
@@ -321,18 +321,17 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
     rec.load.connections.clear();
     rec.load.requests.clear();
     // The load generators' own accounting, from each shard's stored summary.
-    const nlohmann::json& sum = t.summary;
-    const double user = JsonNumber(sum, "loadgen", "cpu_user_s");
-    const double sys = JsonNumber(sum, "loadgen", "cpu_sys_s");
-    const double share = JsonNumber(sum, "loadgen", "cpu_share");
-    const auto threads = static_cast<unsigned>(JsonNumber(sum, "loadgen", "threads"));
+    const LoadgenHealth& g = t.summary.loadgen;
+    const double user = Counted(g.cpu_user_s), sys = Counted(g.cpu_sys_s);
+    const double share = Counted(g.cpu_share);
     m.load.cpu_user_s += user;
     m.load.cpu_sys_s += sys;
-    m.load.threads += threads;
-    m.load.measured_wall_s = std::max(m.load.measured_wall_s, JsonNumber(sum, "loadgen", "wall_s"));
-    if (share > 0 && threads > 0) cpu_wall = std::max(cpu_wall, (user + sys) / (share * threads));
-    m.load.skipped += static_cast<uint64_t>(JsonNumber(sum, "loadgen", "skipped"));
-    m.load.unfinished += static_cast<uint64_t>(JsonNumber(sum, "loadgen", "unfinished"));
+    m.load.threads += g.threads;
+    m.load.measured_wall_s = std::max(m.load.measured_wall_s, Counted(g.wall_s));
+    if (share > 0 && g.threads > 0)
+      cpu_wall = std::max(cpu_wall, (user + sys) / (share * g.threads));
+    m.load.skipped += g.skipped;
+    m.load.unfinished += g.unfinished;
     m.load.interrupted = m.load.interrupted || t.interrupted;
     // Did this shard measure the same interval as shard 0? Its start on shard 0's clock.
     const int64_t skew = (t.MeasureStartUnixNs() + s.offset_ns) - t0.MeasureStartUnixNs();
@@ -348,17 +347,17 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
       if (who == 0 && r.ends_with(kFollowersInvalid)) continue;  // their own reasons follow
       reasons.push_back(fmt::format("shard {}: {}", who, r));
     }
-    views.push_back({{"shard", who},
-                     {"host", s.run.info.hostname},
-                     {"source", s.source},
-                     {"valid", t.valid},
-                     {"reasons", t.reasons},
-                     {"connections", m.connections[k]},
-                     {"client_cpu_s", t.client_cpu_s},
-                     {"measure_start_unix_ns", t.MeasureStartUnixNs()},
-                     {"clock_offset_ns", s.offset_ns},
-                     {"start_skew_ns", skew},
-                     {"timestamp_shift_ns", d}});
+    views.push_back({.shard = who,
+                     .host = s.run.info.hostname,
+                     .source = s.source,
+                     .valid = t.valid,
+                     .reasons = t.reasons,
+                     .connections = m.connections[k],
+                     .client_cpu_s = t.client_cpu_s,
+                     .measure_start_unix_ns = t.MeasureStartUnixNs(),
+                     .clock_offset_ns = s.offset_ns,
+                     .start_skew_ns = skew,
+                     .timestamp_shift_ns = d});
   }
   m.load.cpu_wall_s = cpu_wall;
   m.load.measure_start = t0.measure_start_ns;
@@ -375,7 +374,7 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
   row.reasons.insert(row.reasons.end(), reasons.begin(), reasons.end());
   row.valid = row.reasons.empty();
   row.interrupted = m.load.interrupted;
-  row.summary = SummaryJson(summary);
+  row.summary = summary;
   row.target = t0.target;
   row.link = t0.link;
   row.server_cpu_s = t0.server_cpu_s;

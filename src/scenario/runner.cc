@@ -15,7 +15,6 @@
 #include "client/summary_output.h"
 #include "core/stop_signals.h"
 #include "link/link.h"
-#include "link/mover_stats_json.h"
 #include "link/netns.h"
 #include "results/disk_space.h"
 #include "results/run_reader.h"
@@ -99,13 +98,13 @@ Result<std::string> MakeRunDir(const Scenario& s, const RunOptions& o) {
   return dir;
 }
 
-nlohmann::json TargetJson(const target::TargetStats& t) {
-  return {{"cpu_user_s", t.cpu_user_s},
-          {"cpu_sys_s", t.cpu_sys_s},
-          {"wall_s", t.wall_s},
-          {"handshakes", t.handshakes ? nlohmann::json(*t.handshakes) : nlohmann::json()},
-          {"log", t.log_path},
-          {"details", t.details}};
+results::TargetRecord TargetRecordOf(const target::TargetStats& t) {
+  return {.cpu_user_s = t.cpu_user_s,
+          .cpu_sys_s = t.cpu_sys_s,
+          .wall_s = t.wall_s,
+          .handshakes = t.handshakes,
+          .log = t.log_path,
+          .details = t.details};
 }
 
 uint64_t ClientHandshakes(const LoadResult& r) {
@@ -261,7 +260,6 @@ class Runner {
   struct TrialOutput {
     results::TrialRow row;
     LoadResult load;
-    LoadSummary summary;
   };
 
   // Record: a finished trial into the database and the outcome, its line printed; whether it
@@ -282,7 +280,7 @@ class Runner {
     most_connections_ = std::max<uint64_t>(most_connections_, trial.load.connections.size());
     ++out.trials_run;
     if (!trial.row.valid) ++out.trials_invalid;
-    PrintTrialLine(trial.summary);
+    PrintTrialLine(trial.row.summary);
     out.interrupted = out.interrupted || trial.row.interrupted;
     return trial.row.interrupted;
   }
@@ -366,8 +364,7 @@ class Runner {
         c.site = static_cast<uint8_t>(o_.shard.index);
     }
     FinishRow(out);
-    row.target = {{"run_by", "shard 0"}};
-    row.link = nullptr;
+    row.target.run_by = "shard 0";
     row.valid = row.reasons.empty();
     return out;
   }
@@ -390,9 +387,8 @@ class Runner {
   static void FinishRow(TrialOutput& out) {
     results::TrialRow& row = out.row;
     row.ended = UtcIso(UnixNowNs());
-    out.summary = Summarize(out.load);
-    row.summary = SummaryJson(out.summary);
-    row.reasons = out.summary.invalid_reasons;
+    row.summary = Summarize(out.load);
+    row.reasons = row.summary.invalid_reasons;
     row.interrupted = out.load.interrupted;
     row.client_cpu_s = out.load.cpu_user_s + out.load.cpu_sys_s;
   }
@@ -529,7 +525,7 @@ class Runner {
       row.reasons.push_back("the target died during the trial: " + stats->died);
     }
     if (stats) {
-      row.target = TargetJson(*stats);
+      row.target = TargetRecordOf(*stats);
       // The tool sees the CPU only of the servers it runs: an external server's is unknown
       // (null in the results), never 0.
       if (ToolRunsServer(s)) {
@@ -537,26 +533,23 @@ class Runner {
         row.server_handshakes = stats->handshakes ? *stats->handshakes : ClientHandshakes(out.load);
       }
     } else {
-      row.target = {{"error", stats.error().message}};
+      row.target.error = stats.error().message;
       row.reasons.push_back("the target did not stop cleanly: " + stats.error().message);
     }
-    row.link = nullptr;
     if (net) {
       const link::MoverStats ms = net->stats();
-      row.link = link::MoverStatsJson(ms);
-      row.link["profile"] = network.name;
-      row.link["describe"] = network.link.Describe();
+      results::LinkRecord& wire = row.link.emplace();
+      wire.stats = ms;
+      wire.profile = network.name;
+      wire.describe = network.link.Describe();
       if (net->sites().size() > 1) {
         // Each site's wire on its own (the checks below judge them together).
-        row.link["describe"] = NetworkFacts(s_)[network.name].value("describe", network.name);
-        nlohmann::json sites = nlohmann::json::array();
+        wire.describe = NetworkFacts(s_)[network.name].value("describe", network.name);
         for (size_t k = 0; k < net->sites().size(); ++k) {
-          nlohmann::json site = link::MoverStatsJson(net->site_stats(k));
-          site["site"] = net->sites()[k].name;
-          site["describe"] = net->sites()[k].profile.Describe();
-          sites.push_back(std::move(site));
+          wire.sites.push_back({.stats = net->site_stats(k),
+                                .site = net->sites()[k].name,
+                                .describe = net->sites()[k].profile.Describe()});
         }
-        row.link["sites"] = std::move(sites);
       }
       // The emulated link is part of the apparatus, like the load generator's schedule: a
       // mover that released packets late (a descheduled CPU, a saturated machine) added delay
