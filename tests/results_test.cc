@@ -231,8 +231,11 @@ TEST_F(ResultsTest, TheTrialsTypedRecordsSurviveTheRoundTrip) {
   wire.profile = "rtt70";
   wire.sites.push_back({.stats = {.packets = 600}, .site = "near", .describe = "rtt 30ms"});
   t.shards.push_back({.shard = 1, .host = "b", .reasons = {"late"}, .start_skew_ns = -5});
+  RunInfo info = Info();
+  info.networks["rtt70"] = {.rtt_ms = 70, .describe = "rtt 70ms"};
+  info.networks["regions"].sites = {{.name = "near", .rtt_ms = 30}, {.name = "far"}};
   {
-    auto w = RunWriter::Create(Path(), Info(), Arms());
+    auto w = RunWriter::Create(Path(), info, Arms());
     ASSERT_TRUE(w) << w.error().message;
     ASSERT_TRUE(w->WriteTrial(t));
     ASSERT_TRUE(w->WriteTrial(Trial(2, 1, &load)));
@@ -241,6 +244,13 @@ TEST_F(ResultsTest, TheTrialsTypedRecordsSurviveTheRoundTrip) {
   ASSERT_TRUE(db) << db.error().message;
   auto run = ReadRun(*db);
   ASSERT_TRUE(run) << run.error().message;
+  ASSERT_EQ(run->info.networks.size(), 2u);
+  EXPECT_EQ(run->info.networks.at("rtt70").rtt_ms, 70.0);
+  EXPECT_EQ(run->info.networks.at("rtt70").describe, "rtt 70ms");
+  EXPECT_FALSE(run->info.networks.at("regions").rtt_ms);
+  ASSERT_EQ(run->info.networks.at("regions").sites.size(), 2u);
+  EXPECT_EQ(run->info.networks.at("regions").sites[0].rtt_ms, 30.0);
+  EXPECT_EQ(run->info.networks.at("regions").sites[1].name, "far");
   const TrialRecord& r = run->trials.at(0);
   EXPECT_EQ(r.summary.connections, load.connections.size() - 1) << "warm-up left out";
   EXPECT_EQ(r.summary.phase(Phase::kHandshake).count, t.summary.phase(Phase::kHandshake).count);

@@ -44,10 +44,9 @@ size_t DistinctBlocks(const ArmData& a) {
 }
 
 // SecondsOf: a duration setting of the arm in seconds (`fallback` when absent or unreadable).
-double SecondsOf(const results::StoredArm& arm, const char* key, double fallback) {
-  const auto it = arm.settings.find(key);
-  if (it == arm.settings.end() || !it->is_string()) return fallback;
-  const Result<int64_t> ns = ParseDuration(it->get<std::string>());
+double SecondsOf(const std::string& duration, double fallback) {
+  if (duration.empty()) return fallback;
+  const Result<int64_t> ns = ParseDuration(duration);
   return ns ? static_cast<double>(*ns) / 1e9 : fallback;
 }
 
@@ -66,8 +65,8 @@ std::optional<TrialPlanSummary> PlanOf(const UnitInterval& d, double within, siz
   const std::optional<TrialPlan> plan =
       PlanTrials({.between = c.between_per_trial,
                   .within = c.within_per_trial,
-                  .duration_s = SecondsOf(arm, "duration", NAN),
-                  .overhead_s = SecondsOf(arm, "warmup", 0) + kRestartSeconds,
+                  .duration_s = SecondsOf(arm.view.duration, NAN),
+                  .overhead_s = SecondsOf(arm.view.warmup, 0) + kRestartSeconds,
                   .resolve = resolve,
                   .confidence = confidence});
   if (!plan) return std::nullopt;

@@ -11,7 +11,7 @@ namespace {
 
 Status LoadArm(results::Db& db, ArmData& a, const LoadedTrials* loaded) {
   std::array<TrialSamples, kAllPhases.size()> samples;
-  const bool busy_poll = a.arm->settings.value("busy_poll", false);
+  const bool busy_poll = a.arm->view.busy_poll;
   for (const results::StoredTrial* t : a.used) {
     std::optional<results::TrialRecords> read;
     const LoadResult* load = nullptr;
@@ -85,10 +85,9 @@ Result<std::vector<ArmData>> PoolArms(results::Db& db, const results::StoredRun&
   for (ArmData& a : arms) {
     a.used = a.valid.empty() ? a.trials : a.valid;
     for (const results::StoredTrial* t : a.used) a.blocks.push_back(t->block);
-    const std::string network = a.arm->settings.value("network", "loopback");
-    const nlohmann::json& nets = run.info.networks;
-    a.split_sites = nets.is_object() && nets.contains(network) && nets[network].is_object() &&
-                    nets[network].contains("sites");
+    const std::string& network = a.arm->view.network;
+    const auto net = run.info.networks.find(network);
+    a.split_sites = net != run.info.networks.end() && !net->second.sites.empty();
     if (Status st = LoadArm(db, a, loaded); !st) return st.error();
   }
   return arms;

@@ -61,39 +61,19 @@ PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> bl
 
 // Networks: profile name → RTT in ms and description, as stored with the run
 // (results::RunInfo::networks); an older file without them has only loopback's.
-struct SiteFacts {
-  std::string name;
-  std::optional<double> rtt_ms;
-};
 struct Networks {
   std::map<std::string, double> rtts{{"loopback", 0.0}};
   std::map<std::string, std::string> descriptions{{"loopback", "loopback (no emulation)"}};
-  std::map<std::string, std::vector<SiteFacts>> sites;  // networks of several sites
+  std::map<std::string, std::vector<results::SiteFacts>> sites;  // networks of several sites
 };
 Networks NetworksOf(const results::StoredRun& run) {
   Networks out;
-  if (!run.info.networks.is_object()) return out;
-  for (const auto& [name, facts] : run.info.networks.items()) {
-    if (!facts.is_object()) continue;
-    if (facts.contains("rtt_ms") && facts["rtt_ms"].is_number()) {
-      out.rtts[name] = facts["rtt_ms"].get<double>();
+  for (const auto& [name, facts] : run.info.networks) {
+    if (facts.rtt_ms) out.rtts[name] = *facts.rtt_ms;
+    if (name != "loopback" && !facts.describe.empty()) {
+      out.descriptions[name] = name + ": " + facts.describe;
     }
-    if (name != "loopback" && facts.contains("describe") && facts["describe"].is_string()) {
-      out.descriptions[name] = name + ": " + facts["describe"].get<std::string>();
-    }
-    if (facts.contains("sites") && facts["sites"].is_array()) {
-      std::vector<SiteFacts>& sites = out.sites[name];
-      for (const auto& site : facts["sites"]) {
-        SiteFacts f;
-        if (site.is_object() && site.contains("name") && site["name"].is_string()) {
-          f.name = site["name"].get<std::string>();
-        }
-        if (site.is_object() && site.contains("rtt_ms") && site["rtt_ms"].is_number()) {
-          f.rtt_ms = site["rtt_ms"].get<double>();
-        }
-        sites.push_back(std::move(f));
-      }
-    }
+    if (!facts.sites.empty()) out.sites[name] = facts.sites;
   }
   return out;
 }
@@ -103,7 +83,7 @@ Networks NetworksOf(const results::StoredRun& run) {
 std::string RunNetwork(const results::StoredRun& run, const Networks& networks) {
   std::vector<std::string> seen;
   for (const results::StoredArm& a : run.arms) {
-    const std::string name = a.settings.value("network", "loopback");
+    const std::string& name = a.view.network;
     if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
   }
   std::string out;
@@ -132,7 +112,7 @@ std::optional<SitePhase> SummarizeSitePhase(const std::vector<double>& samples) 
 
 // SitesOf: the arm's connections split by client site, with each phase's p50 in the site's
 // round trips.
-std::vector<SiteSummary> SitesOf(const ArmData& a, const std::vector<SiteFacts>& facts) {
+std::vector<SiteSummary> SitesOf(const ArmData& a, const std::vector<results::SiteFacts>& facts) {
   std::vector<SiteSummary> out;
   for (size_t k = 0; k < std::max(facts.size(), a.sites.size()); ++k) {
     SiteSummary s;
@@ -173,15 +153,14 @@ ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Network
     }
   }
   for (const auto& [k, v] : arm.factors.items()) out.factors[k] = v;
-  const std::string network = arm.settings.value("network", "loopback");
-  if (rtts.count(network) > 0) out.rtt_ms = rtts.at(network);
-  const std::string payload = arm.settings.value("payload", "OK");
+  if (rtts.count(arm.view.network) > 0) out.rtt_ms = rtts.at(arm.view.network);
+  const std::string& payload = arm.view.payload;
   if (payload == "OK") {
     out.payload_bytes = 3;
   } else if (auto bytes = ParseSize(payload)) {
     out.payload_bytes = *bytes;
   }
-  out.rate = arm.settings.value("rate", 0.0);
+  out.rate = arm.view.rate;
   const bool failed = arm.status == "failed";
   out.status = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
   if (failed) out.failure = arm.failure;
@@ -196,7 +175,8 @@ ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Network
           SummarizePhase(*s, a.blocks, within[static_cast<size_t>(p)], bo);
     }
   }
-  if (auto it = networks.sites.find(network); it != networks.sites.end() && a.split_sites) {
+  if (auto it = networks.sites.find(arm.view.network);
+      it != networks.sites.end() && a.split_sites) {
     out.sites = SitesOf(a, it->second);
   }
   const ByteStats b = a.bytes.Bytes();
@@ -220,7 +200,7 @@ ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Network
                                : NAN;
   // A busy-polling client spends its CPU waiting by design: its CPU time is no cost per
   // connection, so none is reported.
-  const bool busy_poll = arm.settings.value("busy_poll", false);
+  const bool busy_poll = arm.view.busy_poll;
   const double client_us = a.connections > 0 && !busy_poll
                                ? a.client_cpu_s * 1e6 / static_cast<double>(a.connections)
                                : NAN;
@@ -302,9 +282,9 @@ CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
   CapacityArm c;
   c.id = arm.id;
   c.label = arm.label;
-  c.target = arm.settings.value("target", run_target);
-  c.group = arm.settings.value("group", "");
-  c.chain = arm.settings.value("chain", "");
+  c.target = arm.view.target.empty() ? run_target : arm.view.target;
+  c.group = arm.view.group;
+  c.chain = arm.view.chain;
   // Every setting but the cryptography's (and the target, compared on its own): a baseline
   // must have run the same load, whatever the matrix factors are called.
   for (const auto& [k, v] : arm.settings.items()) {

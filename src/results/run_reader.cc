@@ -150,7 +150,11 @@ Result<StoredRun> ReadRun(Db& db) {
   if (!r->IsNull(19)) {
     auto networks = ParseJson(r->Text(19), "run.networks_json");
     if (!networks) return networks.error();
-    i.networks = std::move(*networks);
+    if (Status st =
+            json_fields::Read(*networks, i.networks, "corrupt results database: run.networks_json");
+        !st) {
+      return st.error();
+    }
   }
   i.merged = r->IsNull(20);
   i.shard = {i.merged ? 0 : U32(r->Int(20)), U32(r->Int(21))};
@@ -181,6 +185,12 @@ Result<StoredRun> ReadRun(Db& db) {
       return MakeError(ErrorKind::kConfig, "corrupt results database: arms");
     arm.factors = std::move(f);
     arm.settings = std::move(*s);
+    if (Status st =
+            json_fields::Read(arm.settings, arm.view,
+                              fmt::format("corrupt results database: arm {}'s settings", arm.id));
+        !st) {
+      return st.error();
+    }
     arm.status = a->Text(4);
     arm.failure = a->Text(5);
     if (!a->IsNull(6) && !a->IsNull(7)) {

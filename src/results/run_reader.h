@@ -13,6 +13,7 @@
 
 #include "client/load_result.h"
 #include "core/error.h"
+#include "results/arm_view.h"
 #include "results/run_writer.h"
 #include "results/sqlite_db.h"
 
@@ -26,6 +27,7 @@ struct StoredArm {
   std::string status;  // pending | measured | failed
   std::string failure;
   std::optional<ArmFloor> floor;  // absent in schema version 1 files and unpriced arms
+  ArmView view;                   // the settings reports compute with, typed (arm_view.h)
 };
 
 // StoredTrial: a trial as read back, the same record the runner wrote.

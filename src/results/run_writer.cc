@@ -151,10 +151,10 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   } else {
     s.Bind(17, run.speed.dump());
   }
-  if (run.networks.is_null()) {
+  if (run.networks.empty()) {
     s.BindNull(18);
   } else {
-    s.Bind(18, run.networks.dump());
+    s.Bind(18, json_fields::Writer::Value(run.networks).dump());
   }
   if (run.merged) {
     s.BindNull(19);

@@ -13,6 +13,7 @@
 #include "client/load_result.h"
 #include "core/error.h"
 #include "core/shard.h"
+#include "results/network_facts.h"
 #include "results/sqlite_db.h"
 #include "results/trial_record.h"
 
@@ -31,10 +32,9 @@ struct RunInfo {
   // speed: the primitive timings the arms' crypto floors were priced with, measured at the
   // start of the run on this machine (SpeedJson); null when not measured.
   nlohmann::json speed;
-  // networks: the network profiles of the arms, {"loopback": {"rtt_ms": 0, "describe":
-  // "loopback (no emulation)"}, "rtt70": {"rtt_ms": 70, "describe": "rtt 70ms"}}; null in files
-  // of schema versions 1 and 2.
-  nlohmann::json networks;
+  // networks: the network profiles of the arms by name (network_facts.h); empty in files of
+  // schema versions 1 and 2.
+  Networks networks;
   // Shards: this run's place among the shards of one study (index 0 of 1 when not sharded);
   // merged = the union of every shard (pqc-bench merge). shard_facts: the clock offset to
   // shard 0, the boot id, the rendezvous, or for a merged run each shard's host and source.

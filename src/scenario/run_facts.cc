@@ -62,31 +62,29 @@ std::string UtcCompact(int64_t unix_ns) {
   return Format(unix_ns, "%Y%m%dT%H%M%SZ");
 }
 
-nlohmann::json NetworkFacts(const Scenario& s) {
-  nlohmann::json out = nlohmann::json::object();
+results::Networks NetworkFacts(const Scenario& s) {
+  results::Networks out;
   for (const auto& [name, p] : s.networks) {
+    results::NetworkFacts& facts = out[name];
     if (p.multi_site()) {
       // Several sites: no one RTT; each site's own, in site order (a connection's site is an
       // index into this list).
-      nlohmann::json sites = nlohmann::json::array();
-      std::string describe;
       for (const NetworkSite& site : p.sites) {
-        sites.push_back(
-            {{"name", site.name}, {"rtt_ms", site.rtt_ms}, {"describe", site.link.Describe()}});
-        describe += fmt::format("{}{} ({})", describe.empty() ? "sites " : ", ", site.name,
-                                site.link.Describe());
+        facts.sites.push_back(
+            {.name = site.name, .rtt_ms = site.rtt_ms, .describe = site.link.Describe()});
+        facts.describe += fmt::format("{}{} ({})", facts.describe.empty() ? "sites " : ", ",
+                                      site.name, site.link.Describe());
       }
-      out[name] = {{"rtt_ms", nullptr}, {"describe", describe}, {"sites", std::move(sites)}};
       continue;
     }
-    out[name] = {{"rtt_ms", p.rtt_ms},
-                 {"describe", p.emulated() ? p.link.Describe() : "loopback (no emulation)"}};
+    facts.rtt_ms = p.rtt_ms;
+    facts.describe = p.emulated() ? p.link.Describe() : "loopback (no emulation)";
   }
   return out;
 }
 
 void FillStoredNetworkFacts(results::RunInfo& info) {
-  if (!info.networks.is_null()) return;
+  if (!info.networks.empty()) return;
   ParseOptions po;
   po.full = info.options.value("full", false);
   auto s = ParseScenarioText(info.scenario_text, info.scenario_file, po);

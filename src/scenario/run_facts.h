@@ -16,7 +16,7 @@ void FillRunFacts(results::RunInfo& info);
 
 // NetworkFacts: every network profile of the scenario, name → {"rtt_ms", "describe"}
 // ("loopback (no emulation)" for loopback), stored with the run (RunInfo::networks).
-nlohmann::json NetworkFacts(const Scenario& s);
+results::Networks NetworkFacts(const Scenario& s);
 // FillStoredNetworkFacts: for a run stored before schema version 3, the same facts from its
 // stored scenario text (parsed as it was run); left null if that no longer parses.
 void FillStoredNetworkFacts(results::RunInfo& info);

@@ -544,7 +544,7 @@ class Runner {
       wire.describe = network.link.Describe();
       if (net->sites().size() > 1) {
         // Each site's wire on its own (the checks below judge them together).
-        wire.describe = NetworkFacts(s_)[network.name].value("describe", network.name);
+        wire.describe = NetworkFacts(s_)[network.name].describe;
         for (size_t k = 0; k < net->sites().size(); ++k) {
           wire.sites.push_back({.stats = net->site_stats(k),
                                 .site = net->sites()[k].name,
