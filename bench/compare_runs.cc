@@ -44,7 +44,6 @@ pqc::LoadResult Load(uint64_t n, pqc::Nanos extra_ns) {
 bool Write(const std::string& path, const pqc::LoadResult& load, uint32_t trials) {
   pqc::results::RunInfo info;
   info.scenario = info.scenario_file = info.scenario_text = info.title = "bench";
-  info.options = nlohmann::json::object();
   info.seed = 1;
   auto w = pqc::results::RunWriter::Create(
       path, info,

@@ -54,7 +54,6 @@ int main(int argc, char** argv) {
   }
   pqc::results::RunInfo info;
   info.scenario = info.scenario_file = info.scenario_text = info.title = "bench";
-  info.options = nlohmann::json::object();
   pqc::results::TrialRow trial;
   trial.arm = 1;
   trial.load = &load;

@@ -171,7 +171,6 @@ class CapacityDbTest : public ::testing::Test {
     info.scenario_file = "cap.toml";
     info.scenario_text = "title = \"cap\"\n";
     info.title = "cap";
-    info.options = {{"full", false}};
     info.target = "embedded";
     info.seed = 3;
     info.trials_planned = 4;

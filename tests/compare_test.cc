@@ -109,7 +109,6 @@ class CompareTest : public ::testing::Test {
     info.scenario_file = "cmp.toml";
     info.scenario_text = "title = \"" + name + "\"\n";
     info.title = name;
-    info.options = {{"full", false}};
     info.cpu_model = name == "a" ? "CPU A" : "CPU B";
     info.target = "embedded";
     info.seed = 5;

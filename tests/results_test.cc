@@ -35,7 +35,7 @@ class ResultsTest : public ::testing::Test {
     i.scenario_file = "scenarios/t.toml";
     i.scenario_text = "title = \"t\"\n";
     i.title = "a title with 'quotes' and \"more\"";
-    i.options = {{"full", false}};
+    i.options = {.full = false, .set = {"rate=50"}};
     i.tool_version = "0.1.0";
     i.git_commit = "abc";
     i.openssl_version = "OpenSSL 3.5.7";
@@ -150,7 +150,8 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(run->info.title, Info().title);
   EXPECT_EQ(run->info.cores, 2u);
   EXPECT_EQ(run->info.seed, 7u);
-  EXPECT_EQ(run->info.options["full"], false);
+  EXPECT_FALSE(run->info.options.full);
+  EXPECT_EQ(run->info.options.set, std::vector<std::string>{"rate=50"});
   EXPECT_TRUE(run->complete);
   EXPECT_EQ(run->ended, "2026-11-30T03:01:00Z");
   ASSERT_EQ(run->arms.size(), 2u);

@@ -191,7 +191,7 @@ int RunMain(int argc, char** argv) {
   if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
     return ReportError("run", st.error());
   }
-  ro.options = {{"full", po.full}, {"trials", po.trials}, {"set", po.overrides}, {"only", po.only}};
+  ro.options = {.full = po.full, .trials = po.trials, .set = po.overrides, .only = po.only};
   auto shard = ParseShardFlag(f.shard);
   if (!shard) return ReportError("run", shard.error());
   auto rendezvous = ParseRendezvous(f.shard);

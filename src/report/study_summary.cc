@@ -326,7 +326,7 @@ RunFacts FactsOfRun(const results::StoredRun& run, const SummaryOptions& options
           .target = run.info.target,
           .network = RunNetwork(run, networks),
           .seed = run.info.seed,
-          .full = run.info.options.value("full", false),
+          .full = run.info.options.full,
           .trials_planned = run.info.trials_planned,
           .trials_done = run.trials.size(),
           .confidence = options.confidence,

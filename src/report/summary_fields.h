@@ -2,6 +2,7 @@
 // order, written once and walked by both the writer (summary_to_json.cc) and the reader
 // (summary_from_json.cc), so that the two cannot disagree on a key or its place. Internal to
 // the summary's JSON form; reporters use the records themselves.
+// pqc: internal
 #pragma once
 
 #include <concepts>

@@ -44,6 +44,14 @@ Result<ErrorClass> ErrorFromName(std::string_view name) {
                    fmt::format("corrupt results database: error class '{}'", name));
 }
 
+// ReadJsonColumn: a column's JSON text into its record (json_fields).
+template <class T>
+Status ReadJsonColumn(const std::string& text, std::string_view what, T& out) {
+  auto j = ParseJson(text, what);
+  if (!j) return j.error();
+  return json_fields::Read(*j, out, fmt::format("corrupt results database: {}", what));
+}
+
 uint32_t U32(int64_t v) {
   return static_cast<uint32_t>(v);
 }
@@ -126,9 +134,9 @@ Result<StoredRun> ReadRun(Db& db) {
   i.scenario_file = r->Text(1);
   i.scenario_text = r->Text(2);
   i.title = r->Text(3);
-  auto options = ParseJson(r->Text(4), "run.options_json");
-  if (!options) return options.error();
-  i.options = std::move(*options);
+  if (Status st = ReadJsonColumn(r->Text(4), "run.options_json", i.options); !st) {
+    return st.error();
+  }
   i.tool_version = r->Text(5);
   i.git_commit = r->Text(6);
   i.openssl_version = r->Text(7);
@@ -148,11 +156,7 @@ Result<StoredRun> ReadRun(Db& db) {
     i.speed = std::move(*speed);
   }
   if (!r->IsNull(19)) {
-    auto networks = ParseJson(r->Text(19), "run.networks_json");
-    if (!networks) return networks.error();
-    if (Status st =
-            json_fields::Read(*networks, i.networks, "corrupt results database: run.networks_json");
-        !st) {
+    if (Status st = ReadJsonColumn(r->Text(19), "run.networks_json", i.networks); !st) {
       return st.error();
     }
   }
@@ -163,9 +167,9 @@ Result<StoredRun> ReadRun(Db& db) {
                                                      db.path(), i.shard.index, i.shard.count));
   }
   if (!r->IsNull(22)) {
-    auto facts = ParseJson(r->Text(22), "run.shard_json");
-    if (!facts) return facts.error();
-    i.shard_facts = std::move(*facts);
+    if (Status st = ReadJsonColumn(r->Text(22), "run.shard_json", i.shard_facts.emplace()); !st) {
+      return st.error();
+    }
   }
 
   auto a = db.Prepare(fmt::format(

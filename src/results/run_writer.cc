@@ -134,7 +134,7 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
   s.Bind(2, run.scenario_file);
   s.Bind(3, run.scenario_text);
   s.Bind(4, run.title);
-  s.Bind(5, run.options.dump());
+  s.Bind(5, json_fields::Writer::Value(run.options).dump());
   s.Bind(6, run.tool_version);
   s.Bind(7, run.git_commit);
   s.Bind(8, run.openssl_version);
@@ -162,10 +162,10 @@ Result<RunWriter> RunWriter::Create(const std::string& path, const RunInfo& run,
     s.Bind(19, int64_t{run.shard.index});
   }
   s.Bind(20, int64_t{run.shard.count});
-  if (run.shard_facts.is_null()) {
+  if (!run.shard_facts) {
     s.BindNull(21);
   } else {
-    s.Bind(21, run.shard_facts.dump());
+    s.Bind(21, json_fields::Writer::Value(*run.shard_facts).dump());
   }
   if (Status st = s.Run(); !st) return st.error();
   auto arm = d.Prepare(

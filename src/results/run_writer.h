@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/shard.h"
 #include "results/network_facts.h"
+#include "results/run_record.h"
 #include "results/sqlite_db.h"
 #include "results/trial_record.h"
 
@@ -21,7 +22,7 @@ namespace pqc::results {
 
 struct RunInfo {
   std::string scenario, scenario_file, scenario_text, title;
-  nlohmann::json options;  // how it was run: full, --set overrides, trial count
+  RunAsked options;  // how it was run: --full, --trials, --set, --only
   std::string tool_version, git_commit, openssl_version;
   std::string cpu_model, kernel, hostname;
   unsigned cores = 0;
@@ -36,11 +37,11 @@ struct RunInfo {
   // schema versions 1 and 2.
   Networks networks;
   // Shards: this run's place among the shards of one study (index 0 of 1 when not sharded);
-  // merged = the union of every shard (pqc-bench merge). shard_facts: the clock offset to
-  // shard 0, the boot id, the rendezvous, or for a merged run each shard's host and source.
+  // merged = the union of every shard (pqc-bench merge). shard_facts (run_record.h): none
+  // when not sharded.
   ShardSpec shard;
   bool merged = false;
-  nlohmann::json shard_facts;
+  std::optional<ShardFacts> shard_facts;
 };
 
 // ArmFloor: an arm's predicted crypto CPU per handshake (speed/crypto_floor.h) on each side.

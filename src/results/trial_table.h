@@ -1,6 +1,7 @@
 // trial_table — the `trials` table's one writer and one reader, both walking TrialColumns
 // (trial_record.h), so the INSERT's column list, the SELECT's and the types each column is
 // bound and read with come from one place.
+// pqc: internal (RunWriter and ReadRun are the results layer's interface)
 #pragma once
 
 #include <cstdint>

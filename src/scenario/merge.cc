@@ -13,6 +13,7 @@
 #include "results/run_writer.h"
 #include "scenario/arm_options.h"
 #include "scenario/plan.h"
+#include "scenario/run_facts.h"
 
 namespace pqc::scenario {
 namespace {
@@ -61,9 +62,9 @@ Status CheckAlike(const std::vector<Shard>& shards) {
     if (i.scenario_text != lead.scenario_text) {
       return differ("the scenario text", lead.scenario_file, i.scenario_file);
     }
-    if (i.options != lead.options) {
-      return differ("the run's options", lead.options.dump(), i.options.dump());
-    }
+    const std::string options = json_fields::Writer::Value(i.options).dump();
+    const std::string lead_options = json_fields::Writer::Value(lead.options).dump();
+    if (options != lead_options) return differ("the run's options", lead_options, options);
     if (i.seed != lead.seed) {
       return differ("the seed", std::to_string(lead.seed), std::to_string(i.seed));
     }
@@ -95,8 +96,8 @@ Status CheckAlike(const std::vector<Shard>& shards) {
 // clocks of both trials' anchors and the shard's measured offset.
 int64_t ShiftNs(const Shard& s, const results::StoredTrial& t, const Shard& lead,
                 const results::StoredTrial& t0) {
-  const std::string a = lead.run.info.shard_facts.value("boot_id", "");
-  const std::string b = s.run.info.shard_facts.value("boot_id", "");
+  const std::string a = lead.run.info.shard_facts ? lead.run.info.shard_facts->boot_id : "";
+  const std::string b = s.run.info.shard_facts ? s.run.info.shard_facts->boot_id : "";
   if (!a.empty() && a == b) return 0;
   return (t.wall_anchor_ns - t.mono_anchor_ns) + s.offset_ns -
          (t0.wall_anchor_ns - t0.mono_anchor_ns);
@@ -279,7 +280,7 @@ Result<MergedTrial> MergeTrial(const std::vector<Shard*>& shards,
   const Shard& lead = *shards.front();
   const results::StoredTrial& t0 = *lead.by_seq.at(seq);
   const int64_t tolerance =
-      lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000});
+      lead.run.info.shard_facts.value_or(results::ShardFacts{}).max_start_late_ns;
   auto records = ReadAll(shards, seq);
   if (!records) return records.error();
   m.records = std::move(*records);
@@ -412,21 +413,12 @@ Result<std::vector<Shard>> OpenShards(const std::vector<std::string>& inputs) {
       return Refuse(fmt::format("shard {} of {} is missing", k, shards.size()));
     }
     for (const auto& t : s.run.trials) s.by_seq[t.seq] = &t;
-    s.offset_ns = s.run.info.shard_facts.value("clock_offset_ns", int64_t{0});
+    s.offset_ns = s.run.info.shard_facts ? s.run.info.shard_facts->clock_offset_ns : 0;
   }
   return shards;
 }
 
 }  // namespace
-
-Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po) {
-  const auto& o = info.options;
-  po.full = o.value("full", false);
-  po.trials = o.value("trials", 0u);
-  po.overrides = o.value("set", std::vector<std::string>{});
-  po.only = o.value("only", std::vector<std::string>{});
-  return ParseScenarioText(info.scenario_text, info.scenario_file, po);
-}
 
 Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   if (o.inputs.size() < 2) {
@@ -447,18 +439,17 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   results::RunInfo info = lead.run.info;
   info.merged = true;
   info.shard = {0, static_cast<uint32_t>(shards->size())};
-  nlohmann::json facts = nlohmann::json::array();
+  results::ShardFacts& facts = info.shard_facts.emplace();
   for (const Shard& s : *shards) {
-    facts.push_back({{"shard", s.run.info.shard.index},
-                     {"host", s.run.info.hostname},
-                     {"source", fs::absolute(s.source, ec).string()},
-                     {"started", s.run.info.started},
-                     {"complete", s.run.complete},
-                     {"facts", s.run.info.shard_facts}});
+    facts.shards.push_back({.shard = s.run.info.shard.index,
+                            .host = s.run.info.hostname,
+                            .source = fs::absolute(s.source, ec).string(),
+                            .started = s.run.info.started,
+                            .complete = s.run.complete,
+                            .facts = s.run.info.shard_facts.value_or(results::ShardFacts{})});
   }
-  info.shard_facts = {{"shards", facts},
-                      {"max_start_late_ns",
-                       lead.run.info.shard_facts.value("max_start_late_ns", int64_t{10'000'000})}};
+  facts.max_start_late_ns =
+      lead.run.info.shard_facts.value_or(results::ShardFacts{}).max_start_late_ns;
   std::vector<results::ArmRow> arms;
   for (const results::StoredArm& a : lead.run.arms) {
     arms.push_back({a.id, a.label, a.factors, a.settings, a.floor});

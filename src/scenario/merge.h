@@ -56,8 +56,5 @@ inline constexpr uint64_t kMaxKeptConnections = 10'000'000;
 
 Result<MergeOutcome> MergeShards(const MergeOptions& options);
 
-// StoredScenario: the scenario exactly as a stored run parsed it (its text and options), so
-// that its plan is the run's (run --resume, merge).
-Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po);
 
 }  // namespace pqc::scenario

@@ -86,9 +86,16 @@ results::Networks NetworkFacts(const Scenario& s) {
 void FillStoredNetworkFacts(results::RunInfo& info) {
   if (!info.networks.empty()) return;
   ParseOptions po;
-  po.full = info.options.value("full", false);
-  auto s = ParseScenarioText(info.scenario_text, info.scenario_file, po);
+  auto s = StoredScenario(info, po);
   if (s) info.networks = NetworkFacts(*s);
+}
+
+Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po) {
+  po.full = info.options.full;
+  po.trials = info.options.trials;
+  po.overrides = info.options.set;
+  po.only = info.options.only;
+  return ParseScenarioText(info.scenario_text, info.scenario_file, po);
 }
 
 }  // namespace pqc::scenario

@@ -21,6 +21,10 @@ results::Networks NetworkFacts(const Scenario& s);
 // stored scenario text (parsed as it was run); left null if that no longer parses.
 void FillStoredNetworkFacts(results::RunInfo& info);
 
+// StoredScenario: the scenario exactly as a stored run parsed it (its text and options), so
+// that its plan is the run's (run --resume, merge).
+Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po);
+
 // BootId: this kernel's boot id (/proc/sys/kernel/random/boot_id): two shards with the same
 // one read the same CLOCK_MONOTONIC, so their timestamps merge without translation.
 std::string BootId();

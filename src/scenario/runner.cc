@@ -230,7 +230,7 @@ class Runner {
 
   // Meet: shard 0 waits for every other shard at the rendezvous, the others join it (and
   // measure their clock offset to it), before the first trial; the facts go into the run.
-  Status Meet(const PlanIdentity& identity, nlohmann::json& facts) {
+  Status Meet(const PlanIdentity& identity, std::optional<results::ShardFacts>& facts) {
     if (!o_.shard.sharded()) return {};
     const Nanos deadline = MonotonicNow() + o_.rendezvous_timeout;
     const RendezvousKey* key = o_.rendezvous_key ? &*o_.rendezvous_key : nullptr;
@@ -238,15 +238,13 @@ class Runner {
       auto l = Leader::Open(*o_.rendezvous, o_.shard, identity, key, deadline, o_.log);
       if (!l) return l.error();
       leader_.emplace(std::move(*l));
-      facts["clock_offset_ns"] = 0;
-      facts["clock_rtt_ns"] = 0;
     } else {
       const SocketAddress& serve = o_.serve_address.len > 0 ? o_.serve_address : *o_.rendezvous;
       auto f = Follower::Join(*o_.rendezvous, serve, o_.shard, identity, key, deadline);
       if (!f) return f.error();
       follower_.emplace(std::move(*f));
-      facts["clock_offset_ns"] = follower_->clock().offset_ns;
-      facts["clock_rtt_ns"] = follower_->clock().rtt_ns;
+      facts->clock_offset_ns = follower_->clock().offset_ns;
+      facts->clock_rtt_ns = follower_->clock().rtt_ns;
       fmt::print(o_.log, "shard {}: joined shard 0 at {}; clock offset {:+.3f} ms (±{:.3f} ms)\n",
                  o_.shard.Label(), o_.rendezvous->ToString(),
                  static_cast<double>(follower_->clock().offset_ns) / 1e6,
@@ -710,7 +708,7 @@ PlanIdentity IdentityOf(const Scenario& scenario, const Plan& plan, const RunOpt
   for (char& c : version) c = c == ' ' || c == '=' ? '_' : c;
   return {.version = version,
           .scenario = Digest(scenario.text),
-          .options = Digest(o.options.dump()),
+          .options = Digest(json_fields::Writer::Value(o.options).dump()),
           .plan = Digest(arms)};
 }
 
@@ -750,9 +748,9 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     info.speed = std::move(floors->speed);
     info.shard = options.shard;
     if (options.shard.sharded()) {
-      info.shard_facts = {{"rendezvous", options.rendezvous->ToString()},
-                          {"boot_id", BootId()},
-                          {"max_start_late_ns", options.max_start_late}};
+      info.shard_facts = results::ShardFacts{.rendezvous = options.rendezvous->ToString(),
+                                             .boot_id = BootId(),
+                                             .max_start_late_ns = options.max_start_late};
     }
     if (Status st = runner.Meet(IdentityOf(scenario, plan, options, info), info.shard_facts); !st) {
       return st.error();

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/shard.h"
 #include "net/address.h"
+#include "results/run_record.h"
 #include "scenario/plan.h"
 #include "scenario/rendezvous_auth.h"
 #include "scenario/scenario.h"
@@ -27,7 +28,7 @@ struct RunOptions {
   std::string self_exe;                  // this pqc-bench, started as the embedded target
   std::string nginx_exe;                 // for target = "nginx"
   std::string haproxy_exe;               // for target = "haproxy"
-  nlohmann::json options;                // how the run was asked for (stored)
+  results::RunAsked options;             // how the run was asked for (stored)
   std::FILE* log = stderr;               // one line per trial, and load's progress line
   // Shards (issue 18): this process measures shard `shard` of the study; shard 0 leads at
   // `rendezvous` (starts the targets on `serve_host`, announces each trial's start), the

@@ -114,8 +114,12 @@ class EmbeddedTarget final : public Target {
           fmt::format("embedded target ended ({}{}) without its stats file {}:\n{}", e->Describe(),
                       e->killed ? ", after SIGKILL" : "", stats_path_, ReadTail(log_path_)));
     }
-    if (j.contains("handshakes") && j["handshakes"].contains("total")) {
-      st.handshakes = j["handshakes"]["total"].get<uint64_t>();
+    // The child's stats file is server/'s ServerStats document, a layer target/ does not use;
+    // only its one count is read, and a file without it (or with another type) counts none.
+    if (const auto h = j.find("handshakes"); h != j.end() && h->is_object()) {
+      if (const auto total = h->find("total"); total != h->end() && total->is_number_unsigned()) {
+        st.handshakes = total->get<uint64_t>();
+      }
     }
     st.details = std::move(j);
     st.details["exit"] = e->Describe();
