@@ -156,8 +156,8 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(run->ended, "2026-11-30T03:01:00Z");
   ASSERT_EQ(run->arms.size(), 2u);
   EXPECT_EQ(run->arms[0].factors.begin().key(), "mode") << "factor order is kept";
-  EXPECT_EQ(run->arms[0].status, "measured");
-  EXPECT_EQ(run->arms[1].status, "failed");
+  EXPECT_EQ(run->arms[0].status, ArmStatus::kMeasured);
+  EXPECT_EQ(run->arms[1].status, ArmStatus::kFailed);
   EXPECT_EQ(run->arms[1].failure, "cannot");
   ASSERT_EQ(run->trials.size(), 2u);
   EXPECT_EQ(run->trials[0].arm, 2u);
@@ -459,6 +459,18 @@ TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {
   auto run = ReadRun(*db);
   ASSERT_FALSE(run);
   EXPECT_NE(run.error().message.find("corrupt results database"), std::string::npos);
+
+  // An arm status no version wrote.
+  {
+    auto w = Db::Open(Path(), false, false);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->Exec("UPDATE arms SET settings_json = '{}', status = 'maybe' WHERE id = 1"));
+  }
+  auto status = ReadRun(*db);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("corrupt results database: arm status 'maybe'"),
+            std::string::npos)
+      << status.error().message;
 }
 
 }  // namespace

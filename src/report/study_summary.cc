@@ -161,7 +161,7 @@ ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Network
     out.payload_bytes = *bytes;
   }
   out.rate = arm.view.rate;
-  const bool failed = arm.status == "failed";
+  const bool failed = arm.status == results::ArmStatus::kFailed;
   out.status = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
   if (failed) out.failure = arm.failure;
   out.trials = {planned, a.trials.size(), a.valid.size()};
@@ -293,7 +293,7 @@ CapacityArm CapacityInput(const ArmData& a, const std::string& run_target) {
       c.other_factors.emplace_back(k, v.dump());
     }
   }
-  c.failed = arm.status == "failed";
+  c.failed = arm.status == results::ArmStatus::kFailed;
   c.from_invalid = a.from_invalid();
   for (const results::StoredTrial* t : a.used) {
     if (t->server_cpu_s && t->server_handshakes) {

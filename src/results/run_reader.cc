@@ -52,6 +52,14 @@ Status ReadJsonColumn(const std::string& text, std::string_view what, T& out) {
   return json_fields::Read(*j, out, fmt::format("corrupt results database: {}", what));
 }
 
+Result<ArmStatus> StatusFromName(std::string_view name) {
+  for (ArmStatus s : {ArmStatus::kPending, ArmStatus::kMeasured, ArmStatus::kFailed}) {
+    if (ArmStatusName(s) == name) return s;
+  }
+  return MakeError(ErrorKind::kConfig,
+                   fmt::format("corrupt results database: arm status '{}'", name));
+}
+
 uint32_t U32(int64_t v) {
   return static_cast<uint32_t>(v);
 }
@@ -68,6 +76,18 @@ Error CorruptError(const std::string& file, const std::string& why) {
 }
 
 }  // namespace
+
+std::string_view ArmStatusName(ArmStatus s) {
+  switch (s) {
+    case ArmStatus::kPending:
+      return "pending";
+    case ArmStatus::kMeasured:
+      return "measured";
+    case ArmStatus::kFailed:
+      return "failed";
+  }
+  return "pending";
+}
 
 Result<Db> OpenResults(const std::string& path, Integrity integrity) {
   std::error_code ec;
@@ -195,7 +215,9 @@ Result<StoredRun> ReadRun(Db& db) {
         !st) {
       return st.error();
     }
-    arm.status = a->Text(4);
+    auto status = StatusFromName(a->Text(4));
+    if (!status) return status.error();
+    arm.status = *status;
     arm.failure = a->Text(5);
     if (!a->IsNull(6) && !a->IsNull(7)) {
       results::ArmFloor floor{a->Real(6), a->Real(7), nullptr};

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/load_result.h"
@@ -19,12 +20,17 @@
 
 namespace pqc::results {
 
+// ArmStatus: an arm's state in the run (the arms table's status column): no trial stored
+// yet, at least one stored, or it cannot run here (its failure says why).
+enum class ArmStatus : uint8_t { kPending, kMeasured, kFailed };
+std::string_view ArmStatusName(ArmStatus s);  // "pending" | "measured" | "failed"
+
 struct StoredArm {
   uint32_t id = 0;
   std::string label;
   nlohmann::ordered_json factors;
   nlohmann::json settings;
-  std::string status;  // pending | measured | failed
+  ArmStatus status = ArmStatus::kPending;
   std::string failure;
   std::optional<ArmFloor> floor;  // absent in schema version 1 files and unpriced arms
   ArmView view;                   // the settings reports compute with, typed (arm_view.h)

@@ -468,7 +468,7 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
     return st.error();
   }
   for (const results::StoredArm& a : lead.run.arms) {
-    if (a.status != "failed") continue;
+    if (a.status != results::ArmStatus::kFailed) continue;
     if (Status st = writer->MarkArmFailed(a.id, a.failure); !st) return st.error();
   }
   MergeOutcome out;

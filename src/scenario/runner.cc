@@ -777,7 +777,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     if (!stored) return stored.error();
     for (const auto& t : stored->trials) done.insert(t.seq);
     for (const auto& a : stored->arms) {
-      if (a.status == "failed") failed.insert(a.id);
+      if (a.status == results::ArmStatus::kFailed) failed.insert(a.id);
     }
   }
   auto out = runner.Run(*writer, done, failed);
