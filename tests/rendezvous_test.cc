@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "net/socket.h"
+#include "rendezvous_harness.h"
 #include "scenario/rendezvous_auth.h"
 
 namespace pqc::scenario {
@@ -31,40 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr Nanos kSecond = 1'000'000'000;
+using namespace rendezvous_harness;  // NOLINT(google-build-using-namespace)
 
-const PlanIdentity kIdentity{"0.1.0-test", "aaaa", "bbbb", "cccc"};
-const RendezvousKey kKey{"0123456789abcdef0123456789abcdef"};
 const RendezvousKey kOtherKey{"fedcba9876543210fedcba9876543210"};
-
-SocketAddress Loopback(uint16_t port) {
-  return *ParseAddress(fmt::format("127.0.0.1:{}", port));
-}
-
-// FreePort: a loopback port nothing listens on now (bound to port 0 and released).
-uint16_t FreePort() {
-  auto l = ListenTcp(Loopback(0), 1, false);
-  EXPECT_TRUE(l.ok());
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  ::getsockname(l->get(), reinterpret_cast<sockaddr*>(&ss), &len);
-  return AddressFromSockaddr(reinterpret_cast<sockaddr*>(&ss), len).port();
-}
-
-// Log: a memory stream the leader writes its log to.
-struct Log {
-  char* data = nullptr;
-  size_t size = 0;
-  std::FILE* f = open_memstream(&data, &size);
-  ~Log() {
-    std::fclose(f);
-    std::free(data);
-  }
-  std::string text() {
-    std::fflush(f);
-    return {data, size};
-  }
-};
 
 // Blocking connect, for strangers.
 ScopedFd Dial(uint16_t port) {
@@ -161,35 +131,6 @@ class Proxy {
   std::string from_joiner_;
   std::thread thread_;
 };
-
-// LeaderThread: shard 0 of `count` waiting at `port` in a thread; result() joins it.
-class LeaderThread {
- public:
-  LeaderThread(uint16_t port, uint32_t count, const RendezvousKey* key, Nanos wait = 20 * kSecond)
-      : thread_([=, this] {
-          result_ = Leader::Open(Loopback(port), {0, count}, kIdentity, key, MonotonicNow() + wait,
-                                 log_.f);
-        }) {}
-  ~LeaderThread() {
-    if (thread_.joinable()) thread_.join();
-  }
-  Result<Leader>& result() {
-    thread_.join();
-    return result_;
-  }
-  std::string log() { return log_.text(); }
-
- private:
-  Log log_;
-  Result<Leader> result_ = MakeError(ErrorKind::kIo, "not run");
-  std::thread thread_;
-};
-
-Result<Follower> Join(uint16_t port, uint32_t index, uint32_t count, const RendezvousKey* key,
-                      Nanos wait = 10 * kSecond) {
-  return Follower::Join(Loopback(port), Loopback(0), {index, count}, kIdentity, key,
-                        MonotonicNow() + wait);
-}
 
 TEST(RendezvousAuth, TagsDependOnEverythingTheyCover) {
   const std::string s = SessionKey(kKey, "l1", "f1");

@@ -7,10 +7,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "results/record_columns.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
 #include "results/schema.h"
+#include "results/trial_copy.h"
 
 namespace pqc::results {
 namespace {
@@ -407,6 +411,102 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
   for (const ConnectionRecord& c : old->load.connections) EXPECT_EQ(c.site, 0);
   ASSERT_EQ(rec->load.connections.size(), 3u);
   EXPECT_EQ(rec->load.connections[2].site, 2);
+}
+
+// The column lists the reader and a merge's copy are built from are the tables' own, in order
+// (a column added to the schema alone would shift every one after it in the copy).
+TEST_F(ResultsTest, TheRecordColumnsAreTheTables) {
+  auto w = RunWriter::Create(Path(), Info(), Arms());
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  auto in_table = [&](const std::string& table) {
+    std::vector<std::string> out;
+    auto q = w->db().Prepare("SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid");
+    EXPECT_TRUE(q.ok());
+    while (q.ok()) {
+      auto row = q->Step();
+      if (!row.ok() || !*row) break;
+      out.push_back(q->Text(0));
+    }
+    return out;
+  };
+  auto listed = [](const auto& columns) {
+    std::vector<std::string> out;
+    for (const Column& c : columns) out.emplace_back(c.name);
+    return out;
+  };
+  EXPECT_EQ(in_table("connections"), listed(kConnectionColumns));
+  EXPECT_EQ(in_table("requests"), listed(kRequestColumns));
+}
+
+// A trial's rows copied into another file's trial (a merge): after the rows already there,
+// every field kept, ids and request indices renumbered, timestamps shifted (0 stays 0), the
+// shard set.
+TEST_F(ResultsTest, ACopiedTrialKeepsEveryFieldRenumberedAndShifted) {
+  const LoadResult source_load = Load(6);
+  const LoadResult target_load = Load(2);
+  auto a = RunWriter::Create(Path("a.sqlite"), Info(), Arms());
+  auto b = RunWriter::Create(Path("b.sqlite"), Info(), Arms());
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto from = a->WriteTrial(Trial(1, 0, &source_load));
+  auto to = b->WriteTrial(Trial(1, 0, &target_load));
+  ASSERT_TRUE(from.ok() && to.ok());
+  auto extent = ReadTrialExtent(b->db(), *to);
+  ASSERT_TRUE(extent.ok()) << extent.error().message;
+  EXPECT_EQ(extent->next_id, 2);
+  EXPECT_EQ(extent->requests, 4);
+  const TrialCopy copy{.file = Path("a.sqlite"),
+                       .version = kSchemaVersion,
+                       .from = *from,
+                       .connection_offset = extent->next_id,
+                       .request_offset = extent->requests,
+                       .shift = 1000,
+                       .shard = 3};
+  ASSERT_TRUE(CopyTrialRows(b->db(), copy, *to).ok());
+  auto n = CountConnections(b->db(), *to);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 8u);
+  auto got = ReadTrialRecords(b->db(), *to);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_EQ(got->load.connections.size(), 8u);
+  ASSERT_EQ(got->load.requests.size(), 4u + source_load.requests.size());
+  auto shifted = [](Nanos t) { return t == 0 ? Nanos{0} : t + 1000; };
+  for (size_t i = 0; i < source_load.connections.size(); ++i) {
+    const ConnectionRecord& want = source_load.connections[i];
+    const ConnectionRecord& c = got->load.connections[2 + i];
+    EXPECT_EQ(c.id, want.id + 2);
+    EXPECT_EQ(got->shards[2 + i], 3u);
+    EXPECT_EQ(c.thread, want.thread);
+    EXPECT_EQ(c.site, want.site);
+    EXPECT_EQ(c.mode, want.mode);
+    EXPECT_EQ(c.early_data, want.early_data);
+    EXPECT_EQ(c.early_bytes, want.early_bytes);
+    EXPECT_EQ(c.measured, want.measured);
+    EXPECT_EQ(c.intended_start, shifted(want.intended_start));
+    EXPECT_EQ(c.actual_start, shifted(want.actual_start));
+    EXPECT_EQ(c.tls_done, shifted(want.tls_done));
+    EXPECT_EQ(c.closed, shifted(want.closed));
+    EXPECT_EQ(c.first_request, want.first_request + 4);
+    EXPECT_EQ(c.request_count, want.request_count);
+    EXPECT_EQ(c.handshake_segments_read, want.handshake_segments_read);
+    EXPECT_EQ(c.certificate_bytes, want.certificate_bytes);
+    EXPECT_EQ(c.group, want.group);
+    EXPECT_EQ(c.signature_scheme, want.signature_scheme);
+    EXPECT_EQ(c.hrr, want.hrr);
+    EXPECT_EQ(c.error, want.error);
+    EXPECT_EQ(c.error_detail, want.error_detail);
+  }
+  for (size_t k = 0; k < source_load.requests.size(); ++k) {
+    const auto& want = source_load.requests[k];
+    const auto& r = got->load.requests[4 + k];
+    EXPECT_EQ(r.sent, shifted(want.sent));
+    EXPECT_EQ(r.first_byte, shifted(want.first_byte));
+    EXPECT_EQ(r.last_byte, shifted(want.last_byte));
+    EXPECT_EQ(r.status, want.status);
+    EXPECT_EQ(r.body_bytes, want.body_bytes);
+  }
+  // The rows already there are untouched.
+  EXPECT_EQ(got->load.connections[1].intended_start, target_load.connections[1].intended_start);
+  EXPECT_EQ(got->shards[1], 0u);
 }
 
 TEST_F(ResultsTest, RefusesToOverwriteAndExplainsForeignFiles) {

@@ -27,11 +27,11 @@ TEST(ScenarioTarget, KindIsTheTargetSettingAndSetOverridesIt) {
   auto s = ParseScenarioText(kBase, "t.toml", {});
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(TargetKindName(s->base.target), "embedded");
-  EXPECT_EQ(s->target, "embedded");
+  EXPECT_EQ(TargetKindsText(s->targets), "embedded");
   auto n = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=nginx"}});
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(TargetKindName(n->base.target), "nginx");
-  EXPECT_EQ(n->target, "nginx");
+  EXPECT_EQ(TargetKindsText(n->targets), "nginx");
   auto bad = ParseScenarioText(kBase, "t.toml", {.overrides = {"target=apache"}});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("valid: embedded, nginx, haproxy, external"),
@@ -45,7 +45,7 @@ TEST(ScenarioTarget, MatrixFactorComparesServersArmByArm) {
                                  "group = [\"X25519\", \"X25519MLKEM768\"]\n",
                              "t.toml", {});
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s->target, "embedded, nginx");
+  EXPECT_EQ(TargetKindsText(s->targets), "embedded, nginx");
   auto plan = MakePlan(*s);
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->arms.size(), 4u);
@@ -121,7 +121,7 @@ TEST(ScenarioTarget, CapacityScenarioCoversTheThreeTargetsAndTheChains) {
   }
   EXPECT_EQ(plan->arms.front().label, "embedded · X25519 · ecdsa-p256");
   EXPECT_EQ(plan->arms.back().label, "haproxy · X25519MLKEM768 · ml-dsa-87");
-  EXPECT_EQ(s->target, "embedded, nginx, haproxy");
+  EXPECT_EQ(TargetKindsText(s->targets), "embedded, nginx, haproxy");
 }
 
 }  // namespace

@@ -109,6 +109,14 @@ TEST(StudySummaryJson, RefusesOtherSchemasAndBrokenText) {
   EXPECT_NE(negative.error().message.find("trials[0].arm: expected a non-negative integer"),
             std::string::npos)
       << negative.error().message;
+  doc = nlohmann::ordered_json::parse(text);
+  doc["arms"][0]["status"] = "maybe";
+  auto status = report::ReadSummary(doc);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find(
+                "arms[0].status: 'maybe' is not an arm status (valid: ok, invalid, failed)"),
+            std::string::npos)
+      << status.error().message;
 }
 
 }  // namespace

@@ -95,11 +95,11 @@ Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags,
     return Usage("--request-interval needs --requests 2 or more");
   }
   s.target = scenario::TargetKind::kExternal;  // a server load does not start
-  s.address = f.target;
-  auto addr = ParseAddress(f.target);
-  if (!addr) return addr.error();
+  auto endpoint = ParseEndpoint(f.target);
+  if (!endpoint) return endpoint.error();
+  s.address = *endpoint;
   if (Status st = scenario::Validate(s, "load"); !st) return Usage(st.error().message);
-  LoadOptions o = scenario::MakeLoadOptions(s, *addr, f.seed);
+  LoadOptions o = scenario::MakeLoadOptions(s, endpoint->socket, f.seed);
   if (!f.path.empty()) o.path = f.path;
   o.server_name = f.server_name;
   o.tls.ciphersuites = f.ciphersuites;

@@ -84,6 +84,13 @@ Result<SocketAddress> ParseAddress(std::string_view text) {
   return out;
 }
 
+Result<Endpoint> ParseEndpoint(std::string_view text) {
+  auto socket = ParseAddress(text);
+  if (!socket) return socket.error();
+  if (socket->port() == 0) return Invalid(text, "the port must be 1-65535");
+  return Endpoint{.socket = *socket, .host = AddressHost(text), .text = std::string(text)};
+}
+
 std::string AddressHost(std::string_view text) {
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');

@@ -32,6 +32,19 @@ struct SocketAddress {
 // accepted (bind to an ephemeral port); errors name the text and show an example.
 Result<SocketAddress> ParseAddress(std::string_view text);
 
+// Endpoint: a server's address as the user wrote it, parsed once where it is read: where to
+// connect, the host as written (an external server's default name: SNI, Host header and the
+// name its certificate must carry) and the text itself (messages, stored settings).
+struct Endpoint {
+  SocketAddress socket;
+  std::string host;
+  std::string text;
+  bool empty() const { return socket.len == 0; }
+};
+
+// ParseEndpoint: ParseAddress's syntax, a port 1-65535 (a server's, never "any").
+Result<Endpoint> ParseEndpoint(std::string_view text);
+
 // AddressHost: the host part of "HOST:PORT" as written ("localhost", "10.0.0.1", "::1"), "" if
 // the text has no port.
 std::string AddressHost(std::string_view text);

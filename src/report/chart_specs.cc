@@ -27,7 +27,7 @@ Chart Omitted(Chart chart, std::string reason) {
 }
 
 bool ArmOk(const ArmSummary& arm) {
-  return arm.status == "ok";
+  return arm.status == ArmOutcome::kOk;
 }
 
 // Percentile: the p50 or p99 of one phase, with its interval.

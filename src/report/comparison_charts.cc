@@ -24,7 +24,7 @@ Chart ArmSpectraChart(const RunComparison& c, size_t index) {
   for (const RunSpectra& r : a.spectra) {
     ArmSummary& s = runs.arms.emplace_back();
     s.label = RunName(c, r.run);
-    s.status = "ok";
+    s.status = ArmOutcome::kOk;
     for (size_t p = 0; p < r.phases.size(); ++p) {
       if (!r.phases[p].empty()) s.phases[p] = PhaseSummary{.spectrum = r.phases[p]};
     }

@@ -37,7 +37,7 @@ TitledTable FloorTable(const Summary& summary) {
                      "client CPU", "client floor", "client ratio"};
   t.table.right = {false, true, true, true, true, true, true};
   for (const ArmSummary& arm : summary.arms) {
-    if (arm.status == "failed") continue;
+    if (arm.status == ArmOutcome::kFailed) continue;
     const CpuCosts& cpu = arm.cpu;
     t.table.rows.push_back({arm.Name(), Fixed(cpu.server_us_per_handshake, 1),
                             Fixed(cpu.floor_server_us, 1), Ratio(cpu.server_floor_ratio),

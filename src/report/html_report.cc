@@ -21,12 +21,14 @@ namespace pqc {
 namespace {
 
 using nlohmann::json;
+using report::ArmOutcome;
+using report::ArmOutcomeName;
 using report::ArmSummary;
 using report::Fixed;
 using report::FormatCount;
+using report::HtmlEscape;
 using report::kMissing;
 using report::Ms;
-using report::HtmlEscape;
 using report::Summary;
 
 std::string Cell(std::string_view text, bool numeric = false) {
@@ -81,7 +83,7 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
          "<th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">max</th>"
          "<th class=\"num\">server CPU µs / handshake</th></tr>\n";
   for (const ArmSummary& arm : summary.arms) {
-    const std::string& status = arm.status;
+    const std::string status(ArmOutcomeName(arm.status));
     const report::PhaseSummary* handshake = arm.phase(Phase::kHandshake);
     auto stat = [&](std::optional<double> report::PhaseSummary::*member) {
       return Cell(Ms(handshake ? handshake->*member : std::nullopt), true);
@@ -98,8 +100,9 @@ void WriteArmTable(const Summary& summary, std::ostream& out) {
         << stat(&report::PhaseSummary::p95) << stat(&report::PhaseSummary::p99)
         << stat(&report::PhaseSummary::max) << Cell(Fixed(server_cpu, 1), true) << "</tr>\n";
     std::string failure = arm.failure.value_or("");
-    if (status != "ok" || !failure.empty()) {
-      if (failure.empty()) failure = status == "invalid" ? "no valid trial" : "no reason given";
+    if (arm.status != ArmOutcome::kOk || !failure.empty()) {
+      if (failure.empty())
+        failure = arm.status == ArmOutcome::kInvalid ? "no valid trial" : "no reason given";
       out << "<tr class=\"failure\"><td></td><td colspan=\"12\"><div class=\"reason\">"
           << HtmlEscape(failure) << "</div></td></tr>\n";
     }
@@ -179,8 +182,9 @@ void WriteCharts(const Summary& summary, const std::vector<report::Chart>& chart
   out << "<h2>Charts</h2>\n";
   std::string left_out;
   for (const ArmSummary& arm : summary.arms) {
-    if (arm.status == "ok") continue;
-    left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", arm.Name(), arm.status);
+    if (arm.status == ArmOutcome::kOk) continue;
+    left_out += fmt::format("{}{} ({})", left_out.empty() ? "" : ", ", arm.Name(),
+                            ArmOutcomeName(arm.status));
   }
   if (!left_out.empty()) {
     out << "<p class=\"muted\" id=\"not-charted\">Not in the charts, having no valid trial: "

@@ -31,7 +31,7 @@ TitledTable SiteTable(const Summary& summary) {
                "handshake p50", "in RTTs", "handshake p99", "ttfb p50",    "errors"};
   t.right = {false, false, true, true, true, true, true, true, true, true, true};
   for (const ArmSummary& a : summary.arms) {
-    if (a.status == "failed") continue;
+    if (a.status == ArmOutcome::kFailed) continue;
     const std::string label = a.label + (a.from_invalid_trials ? " (INVALID)" : "");
     for (const SiteSummary& site : a.sites) {
       t.rows.push_back({label, site.name,

@@ -134,7 +134,7 @@ std::vector<std::string> StudyFindings(const Summary& s) {
     // Nothing to compare (one arm, or no arm pair differing in one factor): each arm alone.
     for (const ArmSummary& a : s.arms) {
       const PhaseSummary* h = a.phase(Phase::kHandshake);
-      if (a.status == "failed" || h == nullptr) continue;
+      if (a.status == ArmOutcome::kFailed || h == nullptr) continue;
       out.push_back(fmt::format("{}: handshake {}, {}{}.", a.Name(),
                                 WithInterval("p50", h->p50, h->ci.p50),
                                 WithInterval("p99", h->p99, h->ci.p99),
@@ -143,9 +143,9 @@ std::vector<std::string> StudyFindings(const Summary& s) {
   }
   if (std::string v = VarianceSentence(s); !v.empty()) out.push_back(std::move(v));
   for (const ArmSummary& a : s.arms) {
-    if (a.status == "failed") {
+    if (a.status == ArmOutcome::kFailed) {
       out.push_back(fmt::format("{} FAILED: {}.", a.Name(), a.failure.value_or("no reason given")));
-    } else if (a.status == "invalid") {
+    } else if (a.status == ArmOutcome::kInvalid) {
       out.push_back(fmt::format(
           "{} has no valid trial: its numbers are shown but not to be trusted (see problems).",
           a.Name()));

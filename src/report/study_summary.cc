@@ -162,7 +162,9 @@ ArmSummary SummarizeArm(const ArmData& a, const ArmWithin& within, const Network
   }
   out.rate = arm.view.rate;
   const bool failed = arm.status == results::ArmStatus::kFailed;
-  out.status = failed ? "failed" : a.valid.empty() ? "invalid" : "ok";
+  out.status = failed            ? ArmOutcome::kFailed
+               : a.valid.empty() ? ArmOutcome::kInvalid
+                                 : ArmOutcome::kOk;
   if (failed) out.failure = arm.failure;
   out.trials = {planned, a.trials.size(), a.valid.size()};
   out.from_invalid_trials = a.from_invalid();

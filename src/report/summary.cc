@@ -5,6 +5,25 @@
 
 namespace pqc::report {
 
+std::string_view ArmOutcomeName(ArmOutcome o) {
+  switch (o) {
+    case ArmOutcome::kOk:
+      return "ok";
+    case ArmOutcome::kInvalid:
+      return "invalid";
+    case ArmOutcome::kFailed:
+      return "failed";
+  }
+  return "ok";
+}
+
+std::optional<ArmOutcome> ParseArmOutcome(std::string_view text) {
+  for (ArmOutcome o : {ArmOutcome::kOk, ArmOutcome::kInvalid, ArmOutcome::kFailed}) {
+    if (text == ArmOutcomeName(o)) return o;
+  }
+  return std::nullopt;
+}
+
 std::string ArmSummary::Name() const {
   return label.empty() ? fmt::format("arm {}", id) : label;
 }

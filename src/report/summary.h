@@ -133,6 +133,13 @@ struct SiteSummary {
   std::optional<double> connect_round_trips, handshake_round_trips;
 };
 
+// ArmOutcome: how an arm came out of the run: measured with valid trials, measured only with
+// invalid ones (its numbers are shown, marked), or not measurable here (the reason in
+// `failure`). Stored as "ok" | "invalid" | "failed".
+enum class ArmOutcome { kOk, kInvalid, kFailed };
+std::string_view ArmOutcomeName(ArmOutcome o);
+std::optional<ArmOutcome> ParseArmOutcome(std::string_view text);
+
 struct ArmSummary {
   uint64_t id = 0;
   std::string label;
@@ -143,7 +150,7 @@ struct ArmSummary {
   std::optional<double> rtt_ms;
   std::optional<uint64_t> payload_bytes;
   double rate = 0;
-  std::string status;  // ok | invalid | failed
+  ArmOutcome status = ArmOutcome::kOk;
   std::optional<std::string> failure;
   TrialCounts trials;
   bool from_invalid_trials = false;

@@ -72,6 +72,14 @@ void ReadValue(const ordered_json& v, bool& out) {
 void ReadValue(const ordered_json& v, std::string& out) {
   Scalar(v, out, &ordered_json::is_string, "a string");
 }
+void ReadValue(const ordered_json& v, ArmOutcome& out) {
+  std::string text;
+  ReadValue(v, text);
+  auto o = ParseArmOutcome(text);
+  if (!o)
+    throw FormatError(fmt::format("'{}' is not an arm status (valid: ok, invalid, failed)", text));
+  out = *o;
+}
 // The arm's echo of its settings: any object (its keys belong to the scenario).
 void ReadValue(const ordered_json& v, ordered_json& out) {
   RequireObject(v);

@@ -15,6 +15,9 @@ template <class T>
 ordered_json Value(const T& v) {
   return ordered_json(v);  // a scalar, a string, the settings echo, or a record (to_json)
 }
+ordered_json Value(ArmOutcome o) {
+  return std::string(ArmOutcomeName(o));
+}
 template <class T>
 ordered_json Value(const std::optional<T>& v) {
   return v ? Value(*v) : ordered_json();

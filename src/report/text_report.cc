@@ -100,7 +100,7 @@ void CostTable(std::ostream& out, const Summary& s, TextStyle style) {
   t.headers = {"arm", "ClientHello B", "Certificate B", "CertVerify B", "server flight B"};
   t.right = {false, true, true, true, true};
   for (const ArmSummary& a : s.arms) {
-    if (a.status == "failed") continue;
+    if (a.status == ArmOutcome::kFailed) continue;
     const WireBytes& b = a.bytes;
     t.rows.push_back({Label(a), Bytes(b.client_hello), Bytes(b.certificate),
                       Bytes(b.certificate_verify), Bytes(b.server_first_flight)});
@@ -131,7 +131,8 @@ void RoundTripTable(std::ostream& out, const Summary& s, TextStyle style) {
   t.right = {false, true, true, true, true, true, false, false};
   for (const ArmSummary& a : s.arms) {
     const PhaseSummary* handshake = a.phase(Phase::kHandshake);
-    if (a.status == "failed" || !a.rtt_ms || *a.rtt_ms <= 0 || handshake == nullptr) continue;
+    if (a.status == ArmOutcome::kFailed || !a.rtt_ms || *a.rtt_ms <= 0 || handshake == nullptr)
+      continue;
     const double rtt = *a.rtt_ms;
     const std::optional<double> p50_us = handshake->p50;
     const std::optional<double> segments = a.bytes.server_first_flight_segments;
@@ -191,9 +192,9 @@ void Problems(std::ostream& out, const Summary& s, TextStyle style) {
   std::vector<std::string> lines;
   for (const ArmSummary& a : s.arms) {
     const std::string& label = a.label;
-    if (a.status == "failed") {
+    if (a.status == ArmOutcome::kFailed) {
       lines.push_back(fmt::format("FAILED {}: {}", label, a.failure.value_or("")));
-    } else if (a.status == "invalid") {
+    } else if (a.status == ArmOutcome::kInvalid) {
       lines.push_back(
           fmt::format("INVALID {}: no valid trial; its numbers above come from its "
                       "invalid trials (reasons below) and are not to be trusted",
@@ -247,8 +248,8 @@ void WriteStudyCsv(std::ostream& out, const Summary& s) {
     for (const auto& [k, v] : a.factors.items()) {
       factors += fmt::format("{}{}={}", factors.empty() ? "" : ";", k, a.FactorText(k));
     }
-    const std::string head =
-        fmt::format("{},{},{},{}", a.id, CsvField(a.label), CsvField(factors), a.status);
+    const std::string head = fmt::format("{},{},{},{}", a.id, CsvField(a.label), CsvField(factors),
+                                         ArmOutcomeName(a.status));
     const std::string tail = fmt::format(",{},{}", a.trials.valid, a.trials.done);
     bool any = false;
     for (Phase phase : kAllPhases) {

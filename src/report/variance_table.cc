@@ -29,7 +29,7 @@ TitledTable VarianceTable(const Summary& summary) {
                "design eff.", "ICC",   "worth (conns)", "trials disagree"};
   t.right = {false, false, true, true, true, true, true, true, false};
   for (const ArmSummary& a : summary.arms) {
-    if (a.status == "failed") continue;
+    if (a.status == ArmOutcome::kFailed) continue;
     for (Phase phase : {Phase::kHandshake, Phase::kTotal}) {
       const PhaseSummary* p = a.phase(phase);
       if (p == nullptr || !p->variance) continue;

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 
+#include "results/record_columns.h"
 #include "results/schema.h"
 #include "results/trial_table.h"
 
@@ -73,6 +76,18 @@ Error CorruptError(const std::string& file, const std::string& why) {
                    fmt::format("{} is a corrupt results database (truncated or damaged: {}); "
                                "nothing is reported from it — use an intact copy",
                                file, why));
+}
+
+// ReadList: the SELECT list of `columns` for a file of schema `version`, less `skip`.
+template <size_t N>
+std::string ReadList(const std::array<Column, N>& columns, int version,
+                     std::initializer_list<std::string_view> skip) {
+  std::string out;
+  for (const Column& c : columns) {
+    if (std::find(skip.begin(), skip.end(), c.name) != skip.end()) continue;
+    out += (out.empty() ? "" : ", ") + ColumnSource(c, version);
+  }
+  return out;
 }
 
 }  // namespace
@@ -241,19 +256,14 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
   TrialRecords out;
   auto version = SchemaVersion(db);
   if (!version) return version.error();
-  // Version 1 has no segment counts: 0, which every reader takes as unknown.
-  auto c = db.Prepare(fmt::format(
-      "SELECT id, thread, mode, measured, offered_session, intended_start, actual_start, "
-      "tcp_established, tls_done, closed, request_count, handshake_bytes_written, "
-      "handshake_bytes_read, client_hello_bytes, server_hello_bytes, certificate_bytes, "
-      "certificate_verify_bytes, grp, signature_scheme, cipher, resumed, hrr, error, error_detail, "
-      "{}, {}, {}, {} FROM connections WHERE trial_id = ?1 ORDER BY id",
-      *version >= 2 ? "handshake_segments_read" : "0",
-      *version >= 4 ? "early_data, early_bytes" : "'none', 0", *version >= 5 ? "shard" : "0",
-      *version >= 6 ? "site" : "0"));
-  auto q = db.Prepare(
-      "SELECT conn_id, sent, first_byte, last_byte, status, body_bytes FROM requests WHERE "
-      "trial_id = ?1 ORDER BY conn_id, seq");
+  // The columns in the schema's order, but the trial (asked for) and the request index (the
+  // requests are read in order); an older file's missing ones as they read (record_columns.h).
+  auto c = db.Prepare(
+      fmt::format("SELECT {} FROM connections WHERE trial_id = ?1 ORDER BY id",
+                  ReadList(kConnectionColumns, *version, {"trial_id", "first_request"})));
+  auto q =
+      db.Prepare(fmt::format("SELECT {} FROM requests WHERE trial_id = ?1 ORDER BY conn_id, seq",
+                             ReadList(kRequestColumns, *version, {"trial_id", "seq"})));
   if (!c) return c.error();
   if (!q) return q.error();
   c->Bind(1, trial_id);

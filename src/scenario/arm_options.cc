@@ -50,7 +50,7 @@ void ApplyArmTrust(const ArmSettings& s, std::vector<X509*> anchors, LoadOptions
   }
   o.tls.ca_file = s.ca;
   o.tls.system_trust = s.ca.empty();
-  o.server_name = s.server_name.empty() ? AddressHost(s.address) : s.server_name;
+  o.server_name = s.server_name.empty() ? s.address.host : s.server_name;
   o.tls.verify_name = o.server_name;
 }
 

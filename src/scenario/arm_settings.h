@@ -31,6 +31,7 @@ namespace pqc::scenario {
 using target::ParseTargetKind;
 using target::TargetKind;
 using target::TargetKindName;
+using target::TargetKindsText;
 
 // DefaultChain: ecdsa-p256, the classical baseline.
 ChainSpec DefaultChain();
@@ -68,10 +69,10 @@ struct ArmSettings {
   bool expect_early_rejected = false;
   TargetKind target = TargetKind::kEmbedded;
   // An external target (a server the tool does not run): its address (an IP literal or
-  // localhost, HOST:PORT, checked when set), the name sent as SNI and Host and verified in its
+  // localhost, HOST:PORT, parsed when set), the name sent as SNI and Host and verified in its
   // certificate (default: the address's host), and the CA file that verifies it (default: the
   // system's trust store). Ignored by the targets the tool runs, which serve the run's chain.
-  std::string address;
+  Endpoint address;
   std::string server_name;
   std::string ca;
 

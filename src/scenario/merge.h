@@ -18,15 +18,10 @@
 
 #include "core/error.h"
 #include "results/run_reader.h"
+#include "scenario/merged_trial.h"
 #include "scenario/scenario.h"
 
 namespace pqc::scenario {
-
-// kFollowersInvalid: the end of shard 0's reason when other shards' trials were invalid
-// ("shard(s) 2 measured an invalid trial"). merge leaves it out of the merged trial, which
-// lists each shard's own reasons: it would only repeat them, in words no check knows.
-inline constexpr std::string_view kFollowersInvalid =
-    "measured an invalid trial (their reasons are in their results)";
 
 struct MergeOptions {
   std::vector<std::string> inputs;  // run directories or results.sqlite files, any order
@@ -55,6 +50,5 @@ struct MergeOutcome {
 inline constexpr uint64_t kMaxKeptConnections = 10'000'000;
 
 Result<MergeOutcome> MergeShards(const MergeOptions& options);
-
 
 }  // namespace pqc::scenario

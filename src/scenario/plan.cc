@@ -92,7 +92,7 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
             fmt::format("{}: arm '{}' runs against the external server {}, which the tool does "
                         "not configure, yet {}; remove {} for that target (the server's own "
                         "chain, groups, tickets and cache are what it measures)",
-                        scenario.file, arm.label, arm.settings.address, fmt::join(given, ", "),
+                        scenario.file, arm.label, arm.settings.address.text, fmt::join(given, ", "),
                         given.size() == 1 ? "it" : "them"));
       }
     }

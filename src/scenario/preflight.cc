@@ -38,11 +38,10 @@ Status Preflight(const Scenario& scenario, const Plan& plan) {
   for (const Arm& arm : plan.arms) {
     const ArmSettings& s = arm.settings;
     if (ToolRunsServer(s)) continue;
-    auto addr = ParseAddress(s.address);
-    if (!addr) return addr.error();
+    const SocketAddress* addr = &s.address.socket;
     LoadOptions options = MakeLoadOptions(s, *addr, 0);
     ApplyArmTrust(s, {}, options);
-    const std::string key = fmt::format("{} {} {} {}", s.address, options.server_name, s.ca,
+    const std::string key = fmt::format("{} {} {} {}", s.address.text, options.server_name, s.ca,
                                         fmt::join(options.tls.groups, ":"));
     if (!checked.insert(key).second) continue;
     Status st = target::WaitUntilAccepting(*addr, "", MonotonicNow() + kExternalProbeTimeout,

@@ -75,9 +75,10 @@ struct Scenario {
   std::string text;  // the whole file, stored with the results
   std::string title;
   std::string description;
-  // The target kinds the arms use, for the run's facts ("embedded", or "embedded, nginx" when
-  // a matrix or --set varies it); each arm's own is ArmSettings::target.
-  std::string target = "embedded";
+  // The target kinds the arms use, in the order the file names them (more than one when a
+  // matrix varies it); each arm's own is ArmSettings::target. The run's facts store them as
+  // text (TargetKindsText).
+  std::vector<TargetKind> targets = {TargetKind::kEmbedded};
   // The keys `run --set` gave (applied to `base`): explicit choices, which an arm whose server
   // the tool does not run must refuse rather than ignore.
   std::vector<std::string> set_keys;

@@ -51,6 +51,15 @@ Result<TargetKind> ParseTargetKind(std::string_view text) {
       fmt::format("unknown target '{}' (valid: embedded, nginx, haproxy, external)", text));
 }
 
+std::string TargetKindsText(const std::vector<TargetKind>& kinds) {
+  std::string out;
+  for (TargetKind k : kinds) {
+    if (!out.empty()) out += ", ";
+    out += TargetKindName(k);
+  }
+  return out;
+}
+
 std::string_view TargetKindName(TargetKind kind) {
   switch (kind) {
     case TargetKind::kEmbedded:

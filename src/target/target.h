@@ -23,6 +23,8 @@ enum class TargetKind { kEmbedded, kNginx, kHaproxy, kExternal };
 // names.
 Result<TargetKind> ParseTargetKind(std::string_view text);
 std::string_view TargetKindName(TargetKind kind);
+// TargetKindsText: "embedded", "embedded, nginx" — a run's kinds as its facts store them.
+std::string TargetKindsText(const std::vector<TargetKind>& kinds);
 
 // ServerCert: a PEM chain file (leaf first, then intermediates) and its leaf's key.
 struct ServerCert {
