@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "bench_child.h"
 #include "client/load_runner.h"
@@ -109,118 +112,111 @@ class FaultTest : public ::testing::Test {
     }
   }
 
+  // Faulted: what the six single-fault cases share: a peer that commits `fault` on every
+  // connection, `tune`d options, and the load's result after the common checks — every
+  // connection in class `want` with a detail, every arrival attempted and ended, the trial
+  // invalid by its error rate. Null (with a failure) when the load did not run.
+  struct Faulted {
+    LoadResult load;
+    LoadOptions options;
+    uint64_t faults = 0;  // as the peer counted them
+  };
+  static std::optional<Faulted> RunFaulted(Fault fault, ErrorClass want,
+                                           const std::function<void(LoadOptions&)>& tune = {}) {
+    auto peer = StartPeer(fault);
+    EXPECT_TRUE(peer);
+    if (!peer) return std::nullopt;
+    Faulted out{.options = Options(peer->address())};
+    if (tune) tune(out.options);
+    auto r = RunLoad(out.options, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    if (!r.ok()) return std::nullopt;
+    out.load = std::move(*r);
+    out.faults = peer->faults();
+    ExpectAll(out.load, want);
+    ExpectScheduleKept(out.load, out.options);
+    ExpectInvalidByErrorRate(out.load);
+    return out;
+  }
+
   static inline std::unique_ptr<CertChain> chain_;
 };
 
 TEST_F(FaultTest, ResetRightAfterTheClientHelloIsReset) {
-  auto peer = StartPeer(Fault::kResetAfterHello);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  auto r = RunLoad(o, nullptr);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  ExpectAll(*r, ErrorClass::kReset);
-  for (const ConnectionRecord& c : r->connections) {
+  auto f = RunFaulted(Fault::kResetAfterHello, ErrorClass::kReset);
+  ASSERT_TRUE(f);
+  for (const ConnectionRecord& c : f->load.connections) {
     EXPECT_NE(c.tcp_established, 0);
     EXPECT_EQ(c.tls_done, 0);
   }
-  EXPECT_EQ(peer->faults(), r->connections.size());
-  ExpectScheduleKept(*r, o);
-  ExpectInvalidByErrorRate(*r);
+  EXPECT_EQ(f->faults, f->load.connections.size());
 }
 
 TEST_F(FaultTest, StallAfterTheClientHelloTimesOutAndTheScheduleGoesOn) {
-  auto peer = StartPeer(Fault::kStallAfterHello);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  o.timeout = 300 * kMs;
   const auto start = std::chrono::steady_clock::now();
-  auto r = RunLoad(o, nullptr);
+  auto f = RunFaulted(Fault::kStallAfterHello, ErrorClass::kTimeout,
+                      [](LoadOptions& o) { o.timeout = 300 * kMs; });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  ExpectAll(*r, ErrorClass::kTimeout);
-  for (const ConnectionRecord& c : r->connections) {
+  ASSERT_TRUE(f);
+  const std::vector<ConnectionRecord>& conns = f->load.connections;
+  for (const ConnectionRecord& c : conns) {
     ASSERT_NE(c.tcp_established, 0);
     EXPECT_EQ(c.tls_done, 0);
     // The timeout counts from the last progress (connect, then the ClientHello is sent at
     // once), so never early: a connection is closed no sooner than `timeout` after it began
     // (the end of the run's drain too, which waits `timeout` after the last arrival), and late
     // by at most the sweep interval plus a loaded machine's delays.
-    EXPECT_GE(c.closed - c.actual_start, o.timeout);
-    EXPECT_LT(c.closed - c.tcp_established, o.timeout + 1'500 * kMs);
+    EXPECT_GE(c.closed - c.actual_start, f->options.timeout);
+    EXPECT_LT(c.closed - c.tcp_established, f->options.timeout + 1'500 * kMs);
   }
   // Stalled connections overlap (each lives 300 ms, one starts every 10 ms): arrivals went on
   // while earlier connections were stuck. A schedule waiting for them would overlap none.
   size_t overlapping = 0;
-  for (size_t i = 1; i < r->connections.size(); ++i) {
-    overlapping += r->connections[i].actual_start < r->connections[i - 1].closed ? 1 : 0;
+  for (size_t i = 1; i < conns.size(); ++i) {
+    overlapping += conns[i].actual_start < conns[i - 1].closed ? 1 : 0;
   }
-  EXPECT_GT(overlapping, r->connections.size() * 8 / 10);
-  ExpectScheduleKept(*r, o);
-  // The run ends once the last stall times out: 1 s of arrivals + 300 ms, not more.
+  EXPECT_GT(overlapping, conns.size() * 8 / 10);
+  // The run ends once the last stall times out: 1 s of arrivals + 300 ms, not more (the peer's
+  // start counted in, which is milliseconds).
   EXPECT_LT(wall, 1.0 + 0.3 + 3.0);
-  ExpectInvalidByErrorRate(*r);
 }
 
 TEST_F(FaultTest, GarbageInsteadOfTheServerHelloIsATlsFailure) {
-  auto peer = StartPeer(Fault::kGarbageAfterHello);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  auto r = RunLoad(o, nullptr);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  ExpectAll(*r, ErrorClass::kTls);
-  for (const ConnectionRecord& c : r->connections) EXPECT_EQ(c.tls_done, 0);
-  ExpectScheduleKept(*r, o);
-  ExpectInvalidByErrorRate(*r);
+  auto f = RunFaulted(Fault::kGarbageAfterHello, ErrorClass::kTls);
+  ASSERT_TRUE(f);
+  for (const ConnectionRecord& c : f->load.connections) EXPECT_EQ(c.tls_done, 0);
 }
 
+// A FIN without close_notify (what the kernel sends for a crashed server) is the peer closing,
+// not a local TLS failure.
 TEST_F(FaultTest, CloseAfterTheHandshakeBeforeTheResponseIsClosed) {
-  auto peer = StartPeer(Fault::kCloseBeforeResponse);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  auto r = RunLoad(o, nullptr);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  // A FIN without close_notify (what the kernel sends for a crashed server) is the peer
-  // closing, not a local TLS failure.
-  ExpectAll(*r, ErrorClass::kClosed);
-  for (const ConnectionRecord& c : r->connections) {
+  auto f = RunFaulted(Fault::kCloseBeforeResponse, ErrorClass::kClosed);
+  ASSERT_TRUE(f);
+  for (const ConnectionRecord& c : f->load.connections) {
     EXPECT_NE(c.tls_done, 0);
     EXPECT_EQ(c.group, "X25519");
     EXPECT_EQ(c.request_count, 0u);
   }
-  ExpectScheduleKept(*r, o);
-  ExpectInvalidByErrorRate(*r);
 }
 
 TEST_F(FaultTest, BodyShorterThanItsContentLengthIsClosed) {
-  auto peer = StartPeer(Fault::kShortBody);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  auto r = RunLoad(o, nullptr);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  ExpectAll(*r, ErrorClass::kClosed);
-  for (const ConnectionRecord& c : r->connections) {
+  auto f = RunFaulted(Fault::kShortBody, ErrorClass::kClosed);
+  ASSERT_TRUE(f);
+  for (const ConnectionRecord& c : f->load.connections) {
     EXPECT_EQ(c.request_count, 0u) << "an incomplete response is not a completed request";
     EXPECT_NE(c.error_detail.find("before the response was complete"), std::string::npos)
         << c.error_detail;
   }
-  ExpectScheduleKept(*r, o);
-  ExpectInvalidByErrorRate(*r);
 }
 
 TEST_F(FaultTest, BodyLongerThanItsContentLengthIsAnHttpError) {
-  auto peer = StartPeer(Fault::kLongBody);
-  ASSERT_TRUE(peer);
-  LoadOptions o = Options(peer->address());
-  auto r = RunLoad(o, nullptr);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  ExpectAll(*r, ErrorClass::kHttp);
-  for (const ConnectionRecord& c : r->connections) {
+  auto f = RunFaulted(Fault::kLongBody, ErrorClass::kHttp);
+  ASSERT_TRUE(f);
+  for (const ConnectionRecord& c : f->load.connections) {
     EXPECT_NE(c.error_detail.find("after the end of the response"), std::string::npos)
         << c.error_detail;
   }
-  ExpectScheduleKept(*r, o);
-  ExpectInvalidByErrorRate(*r);
 }
 
 TEST_F(FaultTest, ErrorRateDecidesValidityAndHealthyConnectionsInBetweenSucceed) {

@@ -39,6 +39,7 @@
 
 #include "client/load_runner.h"
 #include "client/summary.h"
+#include "embedded_fixture.h"
 #include "link/link.h"
 #include "link/user_namespace.h"
 #include "net/address.h"
@@ -84,29 +85,17 @@ class LinkIntegrationTest : public ::testing::Test {
   // namespace (its listener and event-loop threads stay there).
   void StartServer(const std::string& chain_text, const std::string& groups,
                    uint32_t max_early_data = 0) {
-    auto spec = ParseChainSpec(chain_text);
-    ASSERT_TRUE(spec.ok());
-    auto chain = MakeChain(*spec);
-    ASSERT_TRUE(chain.ok());
-    chain_ = std::make_unique<CertChain>(std::move(*chain));
-    ServerOptions so;
-    so.listen = ParseAddress(link_->server_ip() + ":8443").value();
-    so.chains = {chain_.get()};
-    so.tls.groups = groups;
-    so.tls.max_early_data = max_early_data;
+    chain_ = test::FreshChain(chain_text);
+    ASSERT_TRUE(chain_);
     auto in = ScopedNetns::Enter(link_->server_netns_path());
     ASSERT_TRUE(in.ok()) << in.error().message;
-    auto server = EmbeddedServer::Start(so);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(*server);
+    server_ = test::StartEmbedded(ParseAddress(link_->server_ip() + ":8443").value(), *chain_,
+                                  {.groups = groups, .max_early_data = max_early_data});
+    ASSERT_TRUE(server_);
   }
 
   void TearDown() override {
-    if (server_) {
-      server_->Stop();
-      server_->Wait();
-    }
-    server_.reset();
+    test::StopEmbedded(server_);
     link_.reset();
   }
 

@@ -12,6 +12,7 @@
 
 #include "client/load_runner.h"
 #include "client/summary.h"
+#include "embedded_fixture.h"
 #include "server/embedded_server.h"
 #include "tls/cert_chain.h"
 
@@ -23,28 +24,15 @@ class LoadTest : public ::testing::Test {
   // StartServer: an embedded server on an ephemeral port with a fresh chain.
   void StartServer(const std::string& chain_text, const std::string& groups, bool tickets = true,
                    uint32_t max_early_data = 0) {
-    auto spec = ParseChainSpec(chain_text);
-    ASSERT_TRUE(spec.ok());
-    auto chain = MakeChain(*spec);
-    ASSERT_TRUE(chain.ok());
-    chain_ = std::make_unique<CertChain>(std::move(*chain));
-    ServerOptions so;
-    so.listen = ParseAddress("127.0.0.1:0").value();
-    so.chains = {chain_.get()};
-    so.tls.groups = groups;
-    so.tls.tickets = tickets;
-    so.tls.max_early_data = max_early_data;
-    auto server = EmbeddedServer::Start(so);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(*server);
+    chain_ = test::FreshChain(chain_text);
+    ASSERT_TRUE(chain_);
+    server_ = test::StartEmbedded(
+        ParseAddress("127.0.0.1:0").value(), *chain_,
+        {.groups = groups, .tickets = tickets, .max_early_data = max_early_data});
+    ASSERT_TRUE(server_);
   }
 
-  void TearDown() override {
-    if (server_) {
-      server_->Stop();
-      server_->Wait();
-    }
-  }
+  void TearDown() override { test::StopEmbedded(server_); }
 
   LoadOptions Options(const std::vector<std::string>& groups, ConnMode mode) {
     LoadOptions o;

@@ -230,6 +230,7 @@ TEST_F(ResultsTest, TheTrialsTypedRecordsSurviveTheRoundTrip) {
   t.summary.invalid_reasons = {"made up"};
   t.target.handshakes = 77;
   t.target.details = {{"workers", 2}};
+  t.target.ready_s = 0.0125;
   LinkRecord& wire = t.link.emplace();
   wire.stats.packets = 1234;
   wire.stats.release_error_p99_us = 12.5;
@@ -270,6 +271,7 @@ TEST_F(ResultsTest, TheTrialsTypedRecordsSurviveTheRoundTrip) {
   EXPECT_TRUE(std::isnan(r.target.wall_s)) << "not measured stays not measured, never 0";
   EXPECT_EQ(r.target.handshakes, 77u);
   EXPECT_EQ(r.target.details, t.target.details);
+  EXPECT_DOUBLE_EQ(r.target.ready_s, 0.0125);
   ASSERT_TRUE(r.link);
   EXPECT_EQ(r.link->stats.packets, 1234u);
   EXPECT_DOUBLE_EQ(r.link->stats.release_error_p99_us, 12.5);

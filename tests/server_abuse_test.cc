@@ -25,6 +25,7 @@
 
 #include "bench_child.h"
 #include "core/fd.h"
+#include "embedded_fixture.h"
 #include "tls/context.h"
 #include "tls/ossl_ptr.h"
 
@@ -35,16 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// RawConnect: a blocking TCP connection with 5 s timeouts (a server bug fails, never hangs).
-ScopedFd RawConnect(const SocketAddress& addr) {
-  ScopedFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-  timeval tv{5, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  if (::connect(fd.get(), addr.sa(), addr.len) != 0) return ScopedFd();
-  return fd;
 }
 
 // ClosedByPeer: true once the peer has closed (end of stream or reset); never blocks.
@@ -72,7 +63,7 @@ bool GoodGet(const SocketAddress& addr, std::string* why = nullptr) {
   cfg.groups = {"X25519"};
   auto ctx = MakeClientContext(cfg);  // no anchor: the child made its own chain
   if (!ctx) return false;
-  ScopedFd fd = RawConnect(addr);
+  ScopedFd fd = test::BlockingConnect(addr);
   if (!fd.valid()) {
     if (why) *why = std::string("connect: ") + std::strerror(errno);
     return false;
@@ -173,7 +164,7 @@ TEST_F(ServerAbuseTest, SlowClientsAreClosedByTheHandshakeTimeoutWhileOthersAreS
       std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11) + std::string(64, 'x');
   std::vector<ScopedFd> slow;
   for (int i = 0; i < 20; ++i) {
-    slow.push_back(RawConnect(addr_));
+    slow.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(slow.back().valid());
   }
   const auto start = Clock::now();
@@ -220,13 +211,13 @@ TEST_F(ServerAbuseTest, HalfOpenConnectionsAreClosedPromptly) {
   std::vector<ScopedFd> conns;
   // (a) connect, send nothing, shut the write side.
   for (int i = 0; i < 20; ++i) {
-    conns.push_back(RawConnect(addr_));
+    conns.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(conns.back().valid());
     ::shutdown(conns.back().get(), SHUT_WR);
   }
   // (b) half a TLS record header, then shut the write side.
   for (int i = 0; i < 20; ++i) {
-    conns.push_back(RawConnect(addr_));
+    conns.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(conns.back().valid());
     ASSERT_EQ(::send(conns.back().get(), "\x16\x03", 2, MSG_NOSIGNAL), 2);
     ::shutdown(conns.back().get(), SHUT_WR);
@@ -238,7 +229,7 @@ TEST_F(ServerAbuseTest, HalfOpenConnectionsAreClosedPromptly) {
   ASSERT_TRUE(ctx.ok());
   std::vector<SslPtr> sessions;
   for (int i = 0; i < 10; ++i) {
-    conns.push_back(RawConnect(addr_));
+    conns.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(conns.back().valid());
     sessions.emplace_back(SSL_new(ctx->get()));
     SSL_set_fd(sessions.back().get(), conns.back().get());
@@ -264,7 +255,7 @@ TEST_F(ServerAbuseTest, FloodOfSilentConnectionsKeepsMemoryBoundedAndAGoodClient
   constexpr int kFlood = 2000;
   std::vector<ScopedFd> flood;
   for (int i = 0; i < kFlood; ++i) {
-    flood.push_back(RawConnect(addr_));
+    flood.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(flood.back().valid()) << "connect " << i << ": " << std::strerror(errno);
   }
   // The accept queue is first in, first out: when this one is answered, all 2000 are held.
@@ -290,7 +281,7 @@ TEST_F(ServerAbuseTest, FloodBeyondTheConnectionLimitIsShedAtOnce) {
   constexpr int kFlood = 1000;
   std::vector<ScopedFd> flood;
   for (int i = 0; i < kFlood; ++i) {
-    flood.push_back(RawConnect(addr_));
+    flood.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(flood.back().valid()) << "connect " << i;
   }
   // Beyond the 100 held, every connection is accepted and closed at once (not left in the
@@ -315,7 +306,7 @@ TEST_F(ServerAbuseTest, FloodBeyondTheServersFileLimitDoesNotSpinAndRecovers) {
   constexpr int kFlood = 400;
   std::vector<ScopedFd> flood;
   for (int i = 0; i < kFlood; ++i) {
-    flood.push_back(RawConnect(addr_));
+    flood.push_back(test::BlockingConnect(addr_));
     ASSERT_TRUE(flood.back().valid()) << "connect " << i;  // the kernel queue takes them
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));

@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/fd.h"
+#include "embedded_fixture.h"
 #include "gtest/gtest.h"
 #include "http/payload.h"
 #include "http/request_writer.h"
@@ -31,17 +32,6 @@ namespace pqc {
 namespace {
 
 constexpr Nanos kMs = 1'000'000;
-
-// ConnectTcp: a blocking socket with 5 s timeouts both ways, so that a server bug fails a
-// test instead of hanging it.
-ScopedFd ConnectTcp(const SocketAddress& addr) {
-  ScopedFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-  timeval tv{5, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  if (::connect(fd.get(), addr.sa(), addr.len) != 0) return ScopedFd();
-  return fd;
-}
 
 // WaitForEof: reads a raw socket until the peer closes (true) or the 5 s timeout (false).
 bool WaitForEof(int fd) {
@@ -73,7 +63,7 @@ class Client {
   static std::unique_ptr<Client> Connect(const SocketAddress& addr, SSL_CTX* ctx,
                                          SSL_SESSION* resume = nullptr) {
     auto c = std::unique_ptr<Client>(new Client());
-    c->fd_ = ConnectTcp(addr);
+    c->fd_ = test::BlockingConnect(addr);
     if (!c->fd_.valid()) return nullptr;
     c->ssl_.reset(SSL_new(ctx));
     SSL_set_fd(c->ssl_.get(), c->fd_.get());
@@ -401,7 +391,7 @@ TEST_F(ServerTest, SilentClientIsClosedAfterTheHandshakeTimeout) {
   o.handshake_timeout = 200 * kMs;
   auto server = Start(o);
   ASSERT_TRUE(server);
-  ScopedFd raw = ConnectTcp(server->address());
+  ScopedFd raw = test::BlockingConnect(server->address());
   ASSERT_TRUE(raw.valid());
   const Nanos t0 = MonotonicNow();
   EXPECT_TRUE(WaitForEof(raw.get()));
@@ -433,7 +423,7 @@ TEST_F(ServerTest, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
 TEST_F(ServerTest, GarbageInsteadOfClientHelloIsATlsFailureAndServingGoesOn) {
   auto server = Start(Options());
   ASSERT_TRUE(server);
-  ScopedFd raw = ConnectTcp(server->address());
+  ScopedFd raw = test::BlockingConnect(server->address());
   ASSERT_TRUE(raw.valid());
   const std::string plain = Get("/");  // HTTP where TLS was expected
   ASSERT_EQ(::send(raw.get(), plain.data(), plain.size(), MSG_NOSIGNAL),
@@ -497,7 +487,7 @@ TEST_F(ServerTest, StopClosesOpenConnectionsAndReturns) {
   ASSERT_TRUE(server);
   // The silent connection comes first: the accept queue is FIFO, so once the second one has
   // been answered, the server holds both.
-  ScopedFd silent = ConnectTcp(server->address());
+  ScopedFd silent = test::BlockingConnect(server->address());
   ASSERT_TRUE(silent.valid());
   SslCtxPtr ctx = ClientContext();
   auto idle = Client::Connect(server->address(), ctx.get());

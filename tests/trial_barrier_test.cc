@@ -216,7 +216,9 @@ TEST(TrialBarrier, ALostFollowerStopsTheStudy) {
 
 // A follower whose plan has fewer trials than shard 0's announcement refuses it by name.
 TEST(TrialBarrier, AnAnnouncedTrialOutsideThePlanIsAnError) {
-  TwoShards s(PlanOf(2, 2), PlanOf(2, 1));
+  const Plan longer = PlanOf(2, 2);
+  const Plan shorter = PlanOf(2, 1);  // the barriers keep a reference: both outlive them
+  TwoShards s(longer, shorter);
   ASSERT_TRUE(s.leader && s.follower);
   ASSERT_TRUE(s.leader->Started(3, 4433, "", {}).ok());
   auto follow = s.follower->Next({});

@@ -1,4 +1,6 @@
-// chart_specs.cc — see chart_specs.h.
+// chart_specs.cc — see chart_specs.h. Over 400 lines on purpose: each of its five charts is
+// one Vega-Lite spec written out literally (what the browser will draw, readable as such), and
+// they share the helpers at the top.
 #include "report/chart_specs.h"
 
 #include <fmt/format.h>

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/json_fields.h"
 #include "report/summary_fields.h"
 #include "report/summary_json.h"
 
@@ -17,37 +18,14 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// FormatError: a malformed field; `path` grows from the field outwards.
-class FormatError : public std::runtime_error {
- public:
-  explicit FormatError(std::string problem) : std::runtime_error(problem), problem_(problem) {}
-  void Within(std::string_view step) {
-    path_ = path_.empty() || path_.front() == '[' ? std::string(step) + path_
-                                                  : std::string(step) + "." + path_;
-  }
-  std::string Message() const { return path_.empty() ? problem_ : path_ + ": " + problem_; }
-
- private:
-  std::string problem_, path_;
-};
-
-[[noreturn]] void Fail(std::string_view expected, const ordered_json& v) {
-  throw FormatError(fmt::format("expected {}, got {}", expected, v.type_name()));
-}
+// The path-carrying error and its helpers are core/json_fields.h's, shared with the records'
+// lenient reader; this one differs in requiring every field.
+using json_fields::Fail;
+using json_fields::FormatError;
+using json_fields::Step;
 
 void RequireObject(const ordered_json& j) {
   if (!j.is_object()) Fail("an object", j);
-}
-
-// Step: `read()`, with `step` put in front of the path of any error it raises.
-template <class F>
-void Step(std::string_view step, F&& read) {
-  try {
-    read();
-  } catch (FormatError& e) {
-    e.Within(step);
-    throw;
-  }
 }
 
 // Scalar: `v` into `out` when `is_kind` says it has the type, else a failure naming `kind`.

@@ -31,6 +31,9 @@ struct TargetRecord {
   nlohmann::json details;              // the target's own statistics (embedded: ServerStats)
   std::string error;                   // why it did not stop cleanly ("" = it did)
   std::string run_by;                  // "shard 0" on a follower shard ("" = this shard)
+  // From the target's start until it accepted connections (seconds): a trial that began late
+  // or a target slow to come up (nginx's workers, a provider's self-test) shows here.
+  double ready_s = kNotMeasured;
 };
 
 template <class R, class V>
@@ -44,6 +47,7 @@ void Fields(R& r, V& v) {
   v("details", r.details);
   v("error", r.error);
   v("run_by", r.run_by);
+  v("ready_s", r.ready_s);
 }
 
 // SiteLinkRecord: one client site's wire, in a network of several.

@@ -335,6 +335,8 @@ Result<MergeOutcome> MergeShards(const MergeOptions& o) {
   for (const Shard& s : *shards) {
     if (s.run.trials.size() != lead.run.trials.size()) out.complete = false;
   }
+  // The last shard's end. UtcIso writes one fixed-width UTC form, so text order is time order
+  // (and an unfinished shard's "" sorts first).
   std::string ended;
   for (const Shard& s : *shards) ended = std::max(ended, s.run.ended);
   if (Status st = writer->Finish(ended, out.complete); !st) return st.error();

@@ -251,33 +251,22 @@ Status Channel::Send(const Message& m, std::string_view payload) {
   }
   out += '\n';
   out += payload;
-  size_t off = 0;
-  while (off < out.size()) {
-    const ssize_t n = ::send(fd_.get(), out.data() + off, out.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      pollfd p{fd_.get(), POLLOUT, 0};
-      (void)::poll(&p, 1, 1000);  // a control message is small; the peer reads it soon
-      continue;
-    }
-    if (n <= 0) {
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("rendezvous: send failed: {}", std::strerror(errno)));
-    }
-    off += static_cast<size_t>(n);
+  if (Status st = stream_.Write(out); !st) {
+    return MakeError(ErrorKind::kIo, "rendezvous: " + st.error().message);
   }
   return {};
 }
 
 Result<std::optional<Message>> Channel::Take() {
-  const size_t nl = buf_.find('\n');
+  const std::string_view buf = stream_.buffer();
+  const size_t nl = buf.find('\n');
   // The longest line: a message, then " mac=" and the tag.
   constexpr size_t kLongest = kMaxLine + 5 + kTagHex;
   if (nl == std::string::npos) {
-    if (buf_.size() > kLongest) return Protocol(buf_, "no end of line within 4096 bytes");
+    if (buf.size() > kLongest) return Protocol(buf, "no end of line within 4096 bytes");
     return std::optional<Message>();
   }
-  const std::string_view line(buf_.data(), nl);
+  const std::string_view line(buf.data(), nl);
   std::string_view text = line, tag;
   if (authenticated()) {
     auto split = SplitTag(line);
@@ -292,8 +281,8 @@ Result<std::optional<Message>> Channel::Take() {
   }
   auto m = ParseMessage(text);
   if (!m) return m.error();
-  if (buf_.size() - nl - 1 < m->payload) return std::optional<Message>();  // more to come
-  const std::string_view payload = std::string_view(buf_).substr(nl + 1, m->payload);
+  if (buf.size() - nl - 1 < m->payload) return std::optional<Message>();  // more to come
+  const std::string_view payload = buf.substr(nl + 1, m->payload);
   if (authenticated()) {
     const Direction peer =
         self_ == Direction::kFromLeader ? Direction::kFromFollower : Direction::kFromLeader;
@@ -306,35 +295,8 @@ Result<std::optional<Message>> Channel::Take() {
     ++received_;
   }
   m->body = std::string(payload);
-  buf_.erase(0, nl + 1 + m->payload);
+  stream_.Consume(nl + 1 + m->payload);
   return std::optional<Message>(std::move(*m));
-}
-
-Status Channel::Fill(Nanos deadline) {
-  for (;;) {
-    const Nanos left = deadline - MonotonicNow();
-    // Past the deadline, what has arrived already is still read (a leader that waited for one
-    // shard until the deadline finds the others' answers waiting).
-    pollfd p{fd_.get(), POLLIN, 0};
-    const int ms = left <= 0 ? 0 : static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 60'000));
-    const int r = ::poll(&p, 1, ms);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0 && left <= 0) {
-      return MakeError(ErrorKind::kIo, "rendezvous: timed out waiting for a shard");
-    }
-    if (r <= 0) continue;
-    char chunk[4096];
-    const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) {
-      return MakeError(ErrorKind::kIo,
-                       n == 0 ? "rendezvous: the other shard closed the "
-                                "connection (did it exit? see its output)"
-                              : fmt::format("rendezvous: recv failed: {}", std::strerror(errno)));
-    }
-    buf_.append(chunk, static_cast<size_t>(n));
-    return {};
-  }
 }
 
 Result<Message> Channel::Receive(Nanos deadline) {
@@ -342,21 +304,28 @@ Result<Message> Channel::Receive(Nanos deadline) {
     auto m = Take();
     if (!m) return m.error();
     if (*m) return std::move(**m);
-    if (Status st = Fill(deadline); !st) return st.error();
+    auto got = stream_.Fill(deadline);
+    if (!got) return MakeError(ErrorKind::kIo, "rendezvous: " + got.error().message);
+    if (*got == LineStream::Filled::kTimedOut) {
+      return MakeError(ErrorKind::kIo, "rendezvous: timed out waiting for a shard");
+    }
+    if (*got == LineStream::Filled::kClosed) {
+      return MakeError(ErrorKind::kIo,
+                       "rendezvous: the other shard closed the connection (did it exit? see "
+                       "its output)");
+    }
   }
 }
 
 Result<std::optional<Message>> Channel::TryReceive() {
   auto m = Take();
   if (!m || *m) return m;
-  char chunk[4096];
-  const ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::optional<Message>();
-  if (n <= 0) {
-    return MakeError(ErrorKind::kIo, n == 0 ? "closed the connection"
-                                            : fmt::format("recv failed: {}", std::strerror(errno)));
+  auto got = stream_.FillNow();
+  if (!got) return got.error();
+  if (*got == LineStream::Filled::kClosed) {
+    return MakeError(ErrorKind::kIo, "closed the connection");
   }
-  buf_.append(chunk, static_cast<size_t>(n));
+  if (*got == LineStream::Filled::kTimedOut) return std::optional<Message>();
   return Take();
 }
 

@@ -1,9 +1,9 @@
 // rendezvous_wire — what the shards of a run say to each other at the rendezvous: one line of
 // text per message ("TRIAL seq=3 start=… port=… roots=…", then the roots' bytes), so that a
 // stuck run can be read with `ss` and a packet capture; the parser is fuzzed
-// (fuzz/shard_fuzz.cc). A Channel carries them over one TCP connection, with a deadline per
-// read and, once authenticated (rendezvous_auth.h), a tag on every line. Who says what when is
-// rendezvous.h's.
+// (fuzz/shard_fuzz.cc). A Channel carries them over one TCP connection (net/line_stream.h),
+// with a deadline per read and, once authenticated (rendezvous_auth.h), a tag on every line.
+// Who says what when is rendezvous.h's.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/fd.h"
 #include "core/shard.h"
+#include "net/line_stream.h"
 #include "scenario/rendezvous_auth.h"
 
 namespace pqc::scenario {
@@ -75,7 +76,7 @@ bool IsToolNetns(std::string_view path);
 // Channel: one control connection, blocking reads with a deadline (CLOCK_MONOTONIC).
 class Channel {
  public:
-  explicit Channel(ScopedFd fd) : fd_(std::move(fd)) {}
+  explicit Channel(ScopedFd fd) : stream_(std::move(fd)) {}
   // Authenticate: from now on every message sent carries its tag and every message received
   // must carry a valid one (`session`: SessionKey; `self`: the side this end is).
   void Authenticate(std::string session, Direction self);
@@ -86,13 +87,11 @@ class Channel {
   // TryReceive: a message if one has arrived whole, reading what is there without waiting
   // (the leader serves several joining connections at once).
   Result<std::optional<Message>> TryReceive();
-  int fd() const { return fd_.get(); }
+  int fd() const { return stream_.fd(); }
 
  private:
-  Result<std::optional<Message>> Take();  // a whole message from buf_, if there is one
-  Status Fill(Nanos deadline);
-  ScopedFd fd_;
-  std::string buf_;
+  Result<std::optional<Message>> Take();  // a whole message from the stream, if there is one
+  LineStream stream_;
   std::string session_;  // empty: not authenticated
   Direction self_ = Direction::kFromLeader;
   uint64_t sent_ = 0, received_ = 0;  // message counters, in every tag

@@ -82,6 +82,7 @@ class TrialBarrier {
 // million connections to be written.
 Nanos TrialWait(const ArmSettings& s);
 
+// Each barrier keeps a reference to `plan`, which must outlive it.
 // SoloBarrier: an unsharded run over `plan`, `done` the trials already stored (a resume).
 std::unique_ptr<TrialBarrier> SoloBarrier(const Plan& plan, std::set<uint32_t> done);
 // LeaderBarrier: shard 0, once every other shard has joined `leader`.

@@ -48,13 +48,14 @@ Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const R
   return target::MakeExternalTarget(s.address.socket);
 }
 
-results::TargetRecord TargetRecordOf(const target::TargetStats& t) {
+results::TargetRecord TargetRecordOf(const target::TargetStats& t, double ready_s) {
   return {.cpu_user_s = t.cpu_user_s,
           .cpu_sys_s = t.cpu_sys_s,
           .wall_s = t.wall_s,
           .handshakes = t.handshakes,
           .log = t.log_path,
-          .details = t.details};
+          .details = t.details,
+          .ready_s = ready_s};
 }
 
 uint64_t ClientHandshakes(const LoadResult& r) {
@@ -217,10 +218,12 @@ Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
   row.block = t.block;
   row.seq = t.seq;
   row.started = UtcIso(UnixNowNs());
+  const Nanos starting = MonotonicNow();
   auto addr = target.Start(
       ToolRunsServer(s) ? MakeServerConfig(s, std::move(certs)) : target::ServerConfig{}, placement,
       work);
   if (!addr) return addr.error();
+  const double ready_s = static_cast<double>(MonotonicNow() - starting) / 1e9;
   // The run's roots verify what the tool's own targets (embedded, nginx) serve; an external
   // arm is verified by its own CA or the system's trust store (ApplyArmTrust).
   std::string roots_pem;
@@ -282,8 +285,9 @@ Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
     fmt::print(o_.log, "  target died: {}\n", stats->died);
     row.reasons.push_back("the target died during the trial: " + stats->died);
   }
+  row.target.ready_s = ready_s;
   if (stats) {
-    row.target = TargetRecordOf(*stats);
+    row.target = TargetRecordOf(*stats, ready_s);
     // The tool sees the CPU only of the servers it runs: an external server's is unknown
     // (null in the results), never 0.
     if (ToolRunsServer(s)) {
