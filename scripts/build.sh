@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # build.sh [--core | --setup PART,...] [release|asan|tsan|fuzz] [TARGET...] — configures and
-# builds pqc-bench against the cached OpenSSL 3.5 (runs setup.sh first, which is a few seconds
-# once everything is cached; by default all of its parts, which the tests need). --setup: only
-# those parts of setup.sh (e.g. core,peers for an image that runs studies); --core is
-# --setup core, what the tool alone needs (quick.sh's). Without the tests part, the tests are
-# built only if GoogleTest and Google Benchmark happen to be installed.
+# builds pqc-bench against the cached OpenSSL 3.5 and nghttp3 (runs setup.sh first, which is a
+# few seconds once everything is cached; by default all of its parts, which the tests need).
+# --setup: only those parts of setup.sh (e.g. core,peers for an image that runs studies);
+# --core is --setup core, what the tool alone needs (quick.sh's). Without the tests part, the
+# tests are built only if GoogleTest and Google Benchmark happen to be installed.
 # Build trees: build/ (release), build-asan/ (AddressSanitizer + UBSan, Debug), build-tsan/
 # (ThreadSanitizer, gcc, RelWithDebInfo: only the binary and the tests that run threads, which
 # is what test.sh's TSan stage runs) and build-fuzz/ (clang, the libFuzzer targets of fuzz/
@@ -62,9 +62,11 @@ if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-# -U: forget a previously found OpenSSL, so that a changed cache location is honoured.
+# -U: forget a previously found OpenSSL, so that a changed cache location is honoured
+# (nghttp3 is not searched for: CMake takes NGHTTP3_ROOT's include/ and lib/ as they are).
 cmake -S "$here" -B "$dir" -G Ninja -U "OPENSSL_*" -DOPENSSL_ROOT_DIR="$PQC_OPENSSL_ROOT" \
-  -DPQC_WEB_MODULES="$PQC_WEB_MODULES" -DPQC_NGINX="$PQC_NGINX" -DPQC_HAPROXY="$PQC_HAPROXY" \
+  -DNGHTTP3_ROOT="$PQC_NGHTTP3_ROOT" -DPQC_WEB_MODULES="$PQC_WEB_MODULES" \
+  -DPQC_NGINX="$PQC_NGINX" -DPQC_HAPROXY="$PQC_HAPROXY" \
   -DPQC_H2LOAD="$PQC_H2LOAD" -DPQC_BROWSER_MODULES="$PQC_BROWSER_MODULES" \
   -DPQC_PEERS_COMMAND="$PQC_PEERS_COMMAND" -DPQC_TESTS="$tests" "${launcher[@]}" "${flags[@]}" \
   >/dev/null

@@ -2,8 +2,9 @@
 # setup.sh [PART...] — installs what pqc-bench needs on Debian 12, idempotently, into a cache
 # outside the checkout. Parts (none named: all three):
 #   core   what building and running the tool needs: Debian's compilers and libraries,
-#          OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand) and the HTML report's
-#          chart libraries — what ./scripts/quick.sh asks for
+#          OpenSSL 3.5 LTS (with its FIPS provider, loadable on demand), nghttp3 1.x (HTTP/3
+#          framing and QPACK, a static library the tool links; shared by every OpenSSL) and
+#          the HTML report's chart libraries — what ./scripts/quick.sh asks for
 #   peers  nginx 1.26 and HAProxy 3.0 against that OpenSSL (`--set target=nginx|haproxy`)
 #   tests  all of the above, and what test.sh's stages use besides: GoogleTest, Google
 #          Benchmark, clang (fuzzing), h2load (nghttp2 1.64), Slurm and munge, Debian's
@@ -17,6 +18,7 @@
 # once each; see scripts/lib/openssl_variant.sh.
 #
 # Why build OpenSSL: Debian 12 ships OpenSSL 3.0, which has no ML-KEM / ML-DSA.
+# Why build nghttp3: Debian 12 ships 0.8, older than the 1.x API that OpenSSL's QUIC demos use.
 # Why a private apt configuration: the system's sources must never be edited; apt still
 # verifies every downloaded file against Debian's signed index.
 # Why the chart libraries from npm's registry: the HTML report embeds vega, vega-lite and
@@ -129,6 +131,47 @@ if [ ! -f "$CHARTS/.complete" ]; then
   touch "$CHARTS/.complete"
 fi
 WEB="$CACHE/web-$WEB_RECIPE"  # the browser tests' npm packages (part tests)
+
+# ---- nghttp3 (HTTP/3 framing and QPACK), which the tool links for HTTP/3 over QUIC -------
+# A static library with position-independent code, in a prefix of its own (include/, lib/,
+# lib/pkgconfig/) that build.sh hands to CMake; it needs no TLS library, so one build serves
+# every OpenSSL variant. Debian 12's libnghttp3 is 0.8, older than the 1.x API. The source is
+# Debian 13's backports, not trixie itself: trixie lists 1.8.0, but the Debian mirror the
+# project's machines reach does not serve that tarball (nor bookworm-backports', the same
+# file). nghttp3 keeps its API and ABI within 1.x, so the newest listed 1.x is taken:
+# backports lists only its latest upload, and a pinned minor would stop fetching at the next.
+# The tarball is upstream's release (make dist), so it holds the sfparse and munit sources
+# that a git archive (like nghttp2's, above) lacks; checked, since the library compiles
+# sfparse. Only the library is built (ENABLE_LIB_ONLY: no examples, and so no C++), without
+# tests (BUILD_TESTING) or a shared library; CMake builds no documentation.
+# The recipe number is part of the cache key: bump it when the CMake options change.
+NGHTTP3_RECIPE=1
+NGHTTP3=$(find_built "nghttp3-1.*-r$NGHTTP3_RECIPE" || true)
+if [ -z "$NGHTTP3" ]; then
+  fetched=$(fetch_upstream nghttp3 1 trixie-backports)
+  read -r N3VER N3TAR <<<"$fetched"
+  NGHTTP3="$CACHE/nghttp3-$N3VER-r$NGHTTP3_RECIPE"
+  BUILD="$CACHE/build/nghttp3-$N3VER"
+  rm -rf "$BUILD" "$NGHTTP3"; mkdir -p "$BUILD/src"
+  log "building nghttp3 $N3VER (HTTP/3 framing and QPACK; 10 s on 2 cores; cached)"
+  started=$SECONDS
+  tar -xf "$N3TAR" -C "$BUILD/src" --strip-components=1
+  [ -f "$BUILD/src/lib/sfparse/sfparse.c" ] ||
+    die "nghttp3 $N3VER's tarball ($N3TAR) has no lib/sfparse/sfparse.c: not an upstream \
+release (a git archive without its submodules?); the recipe needs a workaround"
+  (cmake -S "$BUILD/src" -B "$BUILD/out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$NGHTTP3" -DCMAKE_INSTALL_LIBDIR=lib -DENABLE_LIB_ONLY=ON \
+    -DENABLE_STATIC_LIB=ON -DENABLE_SHARED_LIB=OFF -DBUILD_TESTING=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON >"$BUILD/configure.log" 2>&1 &&
+    cmake --build "$BUILD/out" -j"$(nproc)" >"$BUILD/make.log" 2>&1 &&
+    cmake --install "$BUILD/out" >"$BUILD/install.log" 2>&1 &&
+    [ -f "$NGHTTP3/lib/libnghttp3.a" ] && [ -f "$NGHTTP3/include/nghttp3/nghttp3.h" ]) ||
+    die "nghttp3 $N3VER build failed; see $BUILD/*.log (configure.log: the options CMake \
+took; make.log; install.log); a re-run starts that build afresh"
+  touch "$NGHTTP3/.complete"
+  rm -rf "$BUILD"
+  log "nghttp3 $N3VER built in $((SECONDS - started)) s"
+fi
 
 # The peers' binaries at paths that do not depend on their versions: the tool is built with
 # these as its defaults, so `setup.sh peers` after a core set-up needs no rebuild.
@@ -286,6 +329,7 @@ ENVFILE="$CACHE/env.sh"
 [ -n "$LABEL" ] && ENVFILE="$CACHE/env-openssl-$LABEL.sh"
 cat >"$ENVFILE" <<ENV
 PQC_OPENSSL_ROOT=$OSSL
+PQC_NGHTTP3_ROOT=$NGHTTP3
 PQC_NGINX=$PEERS/nginx
 PQC_HAPROXY=$PEERS/haproxy
 PQC_H2LOAD=$PEERS/h2load
@@ -295,6 +339,7 @@ PQC_OPENSSL_VARIANT=$LABEL
 PQC_PEERS_COMMAND="${PQC_PEERS_PREFIX}./scripts/setup.sh peers"
 ENV
 log "OpenSSL: $OVER${LABEL:+ (variant $LABEL)} at $OSSL"
+log "nghttp3: $NGHTTP3"
 for peer in nginx haproxy h2load; do
   part=peers
   [ "$peer" = h2load ] && part=tests

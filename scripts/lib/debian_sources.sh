@@ -2,8 +2,9 @@
 # apt configuration per suite (its own sources list, lists and cache under $CACHE; the
 # system's sources are never edited). apt verifies every file against the suite's signed
 # index. Suites: trixie (Debian 13, the default OpenSSL 3.5 and nginx; $CACHE/apt, as before
-# variants existed) and sid (unstable, newer OpenSSL releases; $CACHE/apt-sid, so that its
-# index never replaces trixie's).
+# variants existed), sid (unstable, newer OpenSSL releases; $CACHE/apt-sid, so that its
+# index never replaces trixie's) and trixie-backports (Debian 13's backports, nghttp3;
+# $CACHE/apt-trixie-backports).
 # Needs: CACHE, log, die.
 
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -15,7 +16,12 @@ suite_dir() {
 
 # suite_title SUITE → how messages name it.
 suite_title() {
-  case $1 in trixie) echo "Debian 13 (trixie)" ;; sid) echo "Debian unstable (sid)" ;; *) echo "$1" ;; esac
+  case $1 in
+    trixie) echo "Debian 13 (trixie)" ;;
+    trixie-backports) echo "Debian 13 backports (trixie-backports)" ;;
+    sid) echo "Debian unstable (sid)" ;;
+    *) echo "$1" ;;
+  esac
 }
 
 # apt_in SUITE TOOL ARGS... — apt-get or apt-cache with the suite's private configuration.

@@ -5,9 +5,10 @@
 # `./scripts/quick.sh` with the documented short flags, twice:
 #   1. as root, in a new cache seeded only with a link to the warm cache's OpenSSL build
 #      (compiling it takes 5 minutes; its recipe is the set-up's, and its cache key is kept). The set-up must
-#      fetch the chart libraries and build the tool, and nothing else: no nginx, HAProxy or
-#      h2load, no npm packages — and the Debian packages it would install (`setup.sh --packages
-#      core`) must hold none of the tests' (Chromium, Slurm, clang, GoogleTest, Node.js, ...).
+#      fetch the chart libraries, build nghttp3 (10 s) and the tool, and nothing else: no nginx,
+#      HAProxy or h2load, no npm packages — and the Debian packages it would install (`setup.sh
+#      --packages core`) must hold none of the tests' (Chromium, Slurm, clang, GoogleTest,
+#      Node.js, ...).
 #   2. as an ordinary user (nobody), the clone and the cache handed over to it: a warm cache
 #      needs no root (no sudo either: nobody has none). The seeded OpenSSL lives in the warm
 #      cache under root's home, which nobody cannot enter; in a private mount namespace that
@@ -100,6 +101,8 @@ built=$(cd "$cache" && ls -d nginx-* haproxy-* nghttp2-* web-* 2>/dev/null || tr
   fail "quick.sh's set-up built what only the tests or peers need: $built"
 ls "$cache"/charts-*/node_modules/vega/build/vega.min.js >/dev/null 2>&1 ||
   fail "quick.sh's set-up fetched no chart libraries into the cache"
+ls "$cache"/nghttp3-*/lib/libnghttp3.a >/dev/null 2>&1 ||
+  fail "quick.sh's set-up built no nghttp3 into the cache"
 [ -z "$(ls -A "$cache"/peers-* 2>/dev/null)" ] || fail "quick.sh's set-up linked peers: $(ls "$cache"/peers-*)"
 grep -q 'installing Debian packages' "$tmp/first run (root, new cache).log" &&
   fail "quick.sh installed Debian packages on a machine that has the core ones"
