@@ -28,7 +28,34 @@ Result<ScopedFd> NewTcpSocket(const SocketAddress& addr) {
   return fd;
 }
 
+Result<ScopedFd> NewUdpSocket(const SocketAddress& addr) {
+  ScopedFd fd(socket(addr.family(), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP));
+  if (!fd.valid()) return SysError("UDP socket for", &addr, errno);
+  return fd;
+}
+
 }  // namespace
+
+Result<ScopedFd> BindUdp(const SocketAddress& addr, bool reuse_port) {
+  auto fd = NewUdpSocket(addr);
+  if (!fd) return fd.error();
+  if (reuse_port) {
+    if (Status s = SetIntOption(fd->get(), SOL_SOCKET, SO_REUSEPORT, 1, "SO_REUSEPORT on", &addr);
+        !s) {
+      return s.error();
+    }
+  }
+  if (bind(fd->get(), addr.sa(), addr.len) != 0) return SysError("bind (UDP)", &addr, errno);
+  return fd;
+}
+
+Result<ScopedFd> ConnectUdp(const SocketAddress& addr) {
+  auto fd = NewUdpSocket(addr);
+  if (!fd) return fd.error();
+  if (connect(fd->get(), addr.sa(), addr.len) != 0)
+    return SysError("connect (UDP) to", &addr, errno);
+  return fd;
+}
 
 Result<ScopedFd> ListenTcp(const SocketAddress& addr, int backlog, bool reuse_port) {
   auto fd = NewTcpSocket(addr);

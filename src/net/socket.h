@@ -20,6 +20,13 @@ Result<ScopedFd> ListenTcp(const SocketAddress& addr, int backlog, bool reuse_po
 // handshake is a sequence of small flights that Nagle would delay. If connect itself fails at
 // once (loopback can refuse synchronously), *connect_errno (when given) receives the errno so
 // that the caller can record it as an error class without parsing the message.
+// BindUdp: a non-blocking UDP socket bound to `addr` (port 0: an ephemeral one), for a QUIC
+// server; `reuse_port` lets several threads' sockets share the port.
+Result<ScopedFd> BindUdp(const SocketAddress& addr, bool reuse_port);
+// ConnectUdp: a non-blocking UDP socket connected to `addr`, for one QUIC client connection:
+// the kernel then drops datagrams from anyone else and gives it an ephemeral port of its own.
+Result<ScopedFd> ConnectUdp(const SocketAddress& addr);
+
 Result<ScopedFd> ConnectTcpNonBlocking(const SocketAddress& addr, int* connect_errno = nullptr);
 
 // AcceptNonBlocking: one pending connection, non-blocking and close-on-exec. An invalid

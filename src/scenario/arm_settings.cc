@@ -1,7 +1,7 @@
 // arm_settings.cc — the setting keys' table (kKeys: one row per key, its parser and echo) and
 // the TOML value readers its rows are made of. Over 400 lines on purpose: the table is the one
-// place a key is defined (docs/development.md, "adding a knob"), and cutting it in two would
-// make two. What follows from the settings once read is arm_rules.cc's.
+// place a key is defined (docs/development.md, "The arm model: adding a knob"), and cutting it in
+// two would make two. What follows from the settings once read is arm_rules.cc's.
 #include "scenario/arm_settings.h"
 
 #include <fmt/format.h>

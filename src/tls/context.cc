@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <openssl/err.h>
+#include <openssl/quic.h>
 #include <openssl/x509v3.h>
 
 #include <algorithm>
@@ -30,6 +31,28 @@ Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& c
                                  ciphersuites, DrainSslErrors()));
   }
   return ctx;
+}
+
+// kAlpnH3: the one application protocol a QUIC arm speaks (RFC 9114), in ALPN's wire form.
+constexpr unsigned char kAlpnH3[] = {2, 'h', '3'};
+
+const SSL_METHOD* ClientMethod(Transport t) {
+  return t == Transport::kQuic ? OSSL_QUIC_client_method() : TLS_client_method();
+}
+const SSL_METHOD* ServerMethod(Transport t) {
+  return t == Transport::kQuic ? OSSL_QUIC_server_method() : TLS_server_method();
+}
+
+// SelectH3: QUIC requires ALPN; a client that offers no h3 gets no_application_protocol.
+int SelectH3(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+             unsigned int inlen, void*) {
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, outlen, kAlpnH3, sizeof kAlpnH3, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  }
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
 }
 
 constexpr const char* kDistributionBundle = "/etc/ssl/certs/ca-certificates.crt";
@@ -109,10 +132,21 @@ Status SetVerification(SSL_CTX* ctx, const ClientTlsConfig& cfg) {
 }
 
 Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
-  // Idle keep-alive connections (thousands per thread) should not each hold 2 x 16 KiB.
-  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
-  // Whole flights per read(2) rather than a record header, then its body.
-  SSL_CTX_set_read_ahead(ctx, 1);
+  if (cfg.transport == Transport::kQuic) {
+    // OpenSSL's QUIC stack (3.5) has no TLS early data (openssl-quic(7)): refused here rather
+    // than silently measured as a plain resumption.
+    if (cfg.max_early_data > 0) {
+      return MakeError(ErrorKind::kUnsupported,
+                       "0-RTT over QUIC: OpenSSL's QUIC server has no TLS early data "
+                       "(openssl-quic(7)); use early_data = false on h3 arms");
+    }
+    SSL_CTX_set_alpn_select_cb(ctx, SelectH3, nullptr);
+  } else {
+    // Idle keep-alive connections (thousands per thread) should not each hold 2 x 16 KiB.
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+    // Whole flights per read(2) rather than a record header, then its body.
+    SSL_CTX_set_read_ahead(ctx, 1);
+  }
   if (SSL_CTX_set1_groups_list(ctx, cfg.groups.c_str()) != 1) {
     return MakeError(ErrorKind::kUsage, fmt::format("server groups '{}' rejected by OpenSSL: {}",
                                                     cfg.groups, DrainSslErrors()));
@@ -130,8 +164,9 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
                      "early data needs the server's session cache (OpenSSL's anti-replay "
                      "protection keeps each ticket's single use there): turn session_cache on");
   }
-  if (SSL_CTX_set_max_early_data(ctx, cfg.max_early_data) != 1 ||
-      SSL_CTX_set_recv_max_early_data(ctx, cfg.max_early_data) != 1) {
+  if (cfg.transport == Transport::kTcp &&
+      (SSL_CTX_set_max_early_data(ctx, cfg.max_early_data) != 1 ||
+       SSL_CTX_set_recv_max_early_data(ctx, cfg.max_early_data) != 1)) {
     return MakeError(ErrorKind::kTls, fmt::format("setting max early data {}: {}",
                                                   cfg.max_early_data, DrainSslErrors()));
   }
@@ -230,7 +265,7 @@ Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg) {
 }
 
 Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
-  auto ctx = NewTls13Context(TLS_client_method(), cfg.ciphersuites, cfg.libctx, cfg.propq);
+  auto ctx = NewTls13Context(ClientMethod(cfg.transport), cfg.ciphersuites, cfg.libctx, cfg.propq);
   if (!ctx) return ctx;
   auto groups = ClientGroupsString(cfg);
   if (!groups) return groups.error();
@@ -246,9 +281,16 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
                                  cfg.sigalgs, DrainSslErrors()));
   }
   if (!cfg.tickets) SSL_CTX_set_options(ctx->get(), SSL_OP_NO_TICKET);
-  // Read whole flights per read(2), not a 5-byte record header and then its body: half the
-  // system calls of a handshake, and a load generator's CPU is part of what it reports.
-  SSL_CTX_set_read_ahead(ctx->get(), 1);
+  if (cfg.transport == Transport::kQuic) {
+    // SSL_CTX_set_alpn_protos returns 0 on success.
+    if (SSL_CTX_set_alpn_protos(ctx->get(), kAlpnH3, sizeof kAlpnH3) != 0) {
+      return SslError("offering ALPN h3");
+    }
+  } else {
+    // Read whole flights per read(2), not a 5-byte record header and then its body: half the
+    // system calls of a handshake, and a load generator's CPU is part of what it reports.
+    SSL_CTX_set_read_ahead(ctx->get(), 1);
+  }
   // Releasing buffers saves memory on idle connections but costs an allocation per record:
   // only worth it when connections sit idle.
   if (cfg.release_buffers) SSL_CTX_set_mode(ctx->get(), SSL_MODE_RELEASE_BUFFERS);
@@ -260,7 +302,7 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
 
 Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg,
                                     std::span<const CertChain* const> chains) {
-  auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
+  auto ctx = NewTls13Context(ServerMethod(cfg.transport), cfg.ciphersuites);
   if (!ctx) return ctx;
   if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
   LeafKeyTypes types;
@@ -293,7 +335,7 @@ Result<SslCtxPtr> MakeServerContext(const ServerTlsConfig& cfg, const CertChain&
 
 Result<SslCtxPtr> MakeServerContextFromFiles(const ServerTlsConfig& cfg,
                                              std::span<const CertKeyFiles> files) {
-  auto ctx = NewTls13Context(TLS_server_method(), cfg.ciphersuites);
+  auto ctx = NewTls13Context(ServerMethod(cfg.transport), cfg.ciphersuites);
   if (!ctx) return ctx;
   if (Status s = ServerCommon(ctx->get(), cfg); !s) return s.error();
   LeafKeyTypes types;

@@ -14,7 +14,12 @@
 
 namespace pqc {
 
+// Transport: TLS over TCP, or TLS inside QUIC (RFC 9001: OpenSSL's own QUIC stack, with ALPN
+// h3, which QUIC makes mandatory; docs/development.md says why OpenSSL's stack).
+enum class Transport : uint8_t { kTcp, kQuic };
+
 struct ClientTlsConfig {
+  Transport transport = Transport::kTcp;
   std::vector<std::string> groups;      // offered, in preference order (validated names)
   std::vector<std::string> key_shares;  // groups that get a key share; empty = first only
   std::string sigalgs;       // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
@@ -36,6 +41,7 @@ struct ClientTlsConfig {
 };
 
 struct ServerTlsConfig {
+  Transport transport = Transport::kTcp;
   // Server preference in OpenSSL syntax: ':' separates groups, '/' separates preference
   // tuples ("X25519MLKEM768/X25519" makes the server insist on the hybrid, with a
   // HelloRetryRequest if needed).

@@ -19,8 +19,10 @@ enum : uint8_t {
   kCertificateVerify = 15,
 };
 
-void OnMessage(int write_p, int /*version*/, int content_type, const void* buf, size_t len,
-               SSL* ssl, void* arg) {
+}  // namespace
+
+void InspectMessage(int write_p, int /*version*/, int content_type, const void* buf, size_t len,
+                    SSL* ssl, void* arg) {
   if (arg == nullptr) return;
   auto* facts = static_cast<HandshakeFacts*>(arg);
   if (content_type == SSL3_RT_ALERT && write_p == 0 && len >= 2) {
@@ -32,8 +34,6 @@ void OnMessage(int write_p, int /*version*/, int content_type, const void* buf, 
   const bool from_server = (write_p != 0) == is_server;
   ObserveHandshakeMessage(*facts, from_server, static_cast<const uint8_t*>(buf), len);
 }
-
-}  // namespace
 
 void ObserveHandshakeMessage(HandshakeFacts& facts, bool from_server, const uint8_t* msg,
                              size_t len) {
@@ -73,7 +73,7 @@ void ObserveHandshakeMessage(HandshakeFacts& facts, bool from_server, const uint
 }
 
 void AttachInspector(SSL* ssl, HandshakeFacts* facts) {
-  SSL_set_msg_callback(ssl, OnMessage);
+  SSL_set_msg_callback(ssl, InspectMessage);
   SSL_set_msg_callback_arg(ssl, facts);
 }
 

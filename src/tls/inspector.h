@@ -29,6 +29,10 @@ struct HandshakeFacts {
 // Works on either side; fields describe the server's messages either way.
 void AttachInspector(SSL* ssl, HandshakeFacts* facts);
 
+// InspectMessage: the message callback AttachInspector installs (`arg`: the HandshakeFacts),
+// for a callback that watches more than the handshake (QUIC's datagrams) to hand messages on.
+void InspectMessage(int write_p, int version, int content_type, const void* buf, size_t len,
+                    SSL* ssl, void* arg);
 // ObserveHandshakeMessage: the parsing step behind the callback, exposed for tests.
 void ObserveHandshakeMessage(HandshakeFacts& facts, bool from_server, const uint8_t* msg,
                              size_t len);
