@@ -16,6 +16,16 @@
 namespace pqc {
 namespace {
 
+Status SetSuites(SSL_CTX* ctx, const std::string& ciphersuites) {
+  if (!ciphersuites.empty() && SSL_CTX_set_ciphersuites(ctx, ciphersuites.c_str()) != 1) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("invalid TLS 1.3 cipher suites '{}' (e.g. "
+                                 "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256): {}",
+                                 ciphersuites, DrainSslErrors()));
+  }
+  return {};
+}
+
 Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& ciphersuites,
                                   OSSL_LIB_CTX* libctx = nullptr, const std::string& propq = "") {
   SslCtxPtr ctx(SSL_CTX_new_ex(libctx, propq.empty() ? nullptr : propq.c_str(), method));
@@ -24,12 +34,7 @@ Result<SslCtxPtr> NewTls13Context(const SSL_METHOD* method, const std::string& c
       SSL_CTX_set_max_proto_version(ctx.get(), TLS1_3_VERSION) != 1) {
     return SslError("restricting to TLS 1.3");
   }
-  if (!ciphersuites.empty() && SSL_CTX_set_ciphersuites(ctx.get(), ciphersuites.c_str()) != 1) {
-    return MakeError(ErrorKind::kUsage,
-                     fmt::format("invalid TLS 1.3 cipher suites '{}' (e.g. "
-                                 "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256): {}",
-                                 ciphersuites, DrainSslErrors()));
-  }
+  if (Status s = SetSuites(ctx.get(), ciphersuites); !s) return s.error();
   return ctx;
 }
 
@@ -264,22 +269,28 @@ Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg) {
   return out;
 }
 
-Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
-  auto ctx = NewTls13Context(ClientMethod(cfg.transport), cfg.ciphersuites, cfg.libctx, cfg.propq);
-  if (!ctx) return ctx;
+Status SetClientOffer(SSL_CTX* ctx, const ClientTlsConfig& cfg) {
+  if (Status s = SetSuites(ctx, cfg.ciphersuites); !s) return s;
   auto groups = ClientGroupsString(cfg);
   if (!groups) return groups.error();
-  if (SSL_CTX_set1_groups_list(ctx->get(), groups->c_str()) != 1) {
+  if (SSL_CTX_set1_groups_list(ctx, groups->c_str()) != 1) {
     return MakeError(
         ErrorKind::kUnsupported,
         fmt::format("client groups '{}' rejected by OpenSSL: {}", *groups, DrainSslErrors()));
   }
-  if (!cfg.sigalgs.empty() && SSL_CTX_set1_sigalgs_list(ctx->get(), cfg.sigalgs.c_str()) != 1) {
+  if (!cfg.sigalgs.empty() && SSL_CTX_set1_sigalgs_list(ctx, cfg.sigalgs.c_str()) != 1) {
     return MakeError(ErrorKind::kUsage,
                      fmt::format("signature algorithms '{}' rejected by OpenSSL (e.g. "
                                  "mldsa65:ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256): {}",
                                  cfg.sigalgs, DrainSslErrors()));
   }
+  return {};
+}
+
+Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
+  auto ctx = NewTls13Context(ClientMethod(cfg.transport), "", cfg.libctx, cfg.propq);
+  if (!ctx) return ctx;
+  if (Status s = SetClientOffer(ctx->get(), cfg); !s) return s.error();
   if (!cfg.tickets) SSL_CTX_set_options(ctx->get(), SSL_OP_NO_TICKET);
   if (cfg.transport == Transport::kQuic) {
     // SSL_CTX_set_alpn_protos returns 0 on success.

@@ -74,6 +74,10 @@ Status CheckSigalgList(const std::string& list);
 // OpenSSL group-list string for a client: "*" marks a key share ("X25519MLKEM768:*X25519").
 Result<std::string> ClientGroupsString(const ClientTlsConfig& cfg);
 
+// SetClientOffer: what the client's ClientHello offers — `cfg`'s TLS 1.3 suites, groups with
+// their key shares, signature algorithms — on a TLS or a QUIC context alike.
+Status SetClientOffer(SSL_CTX* ctx, const ClientTlsConfig& cfg);
+
 Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg);
 
 // CertKeyFiles: a PEM chain file (leaf, then intermediates) and the leaf's private key.
