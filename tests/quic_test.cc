@@ -197,5 +197,27 @@ TEST(Quic, NoServerEndsInBoundedTime) {
   }
 }
 
+// A server that takes the Initials and never answers: the fetch gives up at its timeout with
+// an error that says so, instead of hanging.
+TEST(Quic, ASilentServerEndsAtTheTimeout) {
+  auto silent = BindUdp(*ParseAddress("127.0.0.1:0"), false);
+  ASSERT_TRUE(silent.ok());
+  Loopback lo("ecdsa-p256", "X25519");
+  ASSERT_TRUE(lo.chain);
+  auto ctx = lo.Client({"X25519"});
+  ASSERT_TRUE(ctx);
+  H3Target t;
+  t.server = *LocalAddress(silent->get());
+  const Nanos start = MonotonicNow();
+  auto c = Fetch(ctx.get(), t, 1'000'000'000);
+  const Nanos took = MonotonicNow() - start;
+  EXPECT_GE(took, 1'000'000'000);
+  EXPECT_LT(took, 3'000'000'000);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("no HTTP/3 response from " + t.server.ToString()),
+            std::string::npos)
+      << c.error().message;
+}
+
 }  // namespace
 }  // namespace pqc::quic

@@ -8,7 +8,7 @@
 namespace pqc::quic {
 namespace {
 
-constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kReadChunk = size_t{16} * 1024;
 // Bounds on one pass, so that a peer streaming without pause cannot hold the event loop:
 // the rest is read or written on the next pass.
 constexpr int kReadsPerStream = 64;
