@@ -72,6 +72,13 @@ class ResultsTest : public ::testing::Test {
         c.early_data = i % 2 ? EarlyData::kAccepted : EarlyData::kRejected;
         c.early_bytes = static_cast<uint32_t>(60 + i);
       }
+      if (i % 4 == 1) {  // over QUIC
+        c.protocol = Protocol::kH3;
+        c.handshake_datagrams_sent = static_cast<uint32_t>(3 + i);
+        c.handshake_datagrams_received = static_cast<uint32_t>(9 + i);
+        c.initial_datagrams = 2;
+        c.amplification_limited = i % 8 == 1;
+      }
       c.measured = i > 0;
       c.offered_session = i % 2 == 1;
       c.intended_start = static_cast<Nanos>(1000 + i);
@@ -196,6 +203,11 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(a.early_data, b.early_data);
     EXPECT_EQ(a.early_bytes, b.early_bytes);
     EXPECT_EQ(a.site, b.site);
+    EXPECT_EQ(a.protocol, b.protocol);
+    EXPECT_EQ(a.handshake_datagrams_sent, b.handshake_datagrams_sent);
+    EXPECT_EQ(a.handshake_datagrams_received, b.handshake_datagrams_received);
+    EXPECT_EQ(a.initial_datagrams, b.initial_datagrams);
+    EXPECT_EQ(a.amplification_limited, b.amplification_limited);
     EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
     EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
     EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);
@@ -373,6 +385,11 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
                  "ALTER TABLE connections DROP COLUMN early_bytes;"
                  "ALTER TABLE connections DROP COLUMN shard;"
                  "ALTER TABLE connections DROP COLUMN site;"
+                 "ALTER TABLE connections DROP COLUMN protocol;"
+                 "ALTER TABLE connections DROP COLUMN handshake_datagrams_sent;"
+                 "ALTER TABLE connections DROP COLUMN handshake_datagrams_received;"
+                 "ALTER TABLE connections DROP COLUMN initial_datagrams;"
+                 "ALTER TABLE connections DROP COLUMN amplification_limited;"
                  "ALTER TABLE run DROP COLUMN shard_index;"
                  "ALTER TABLE run DROP COLUMN shard_count;"
                  "ALTER TABLE run DROP COLUMN shard_json;"
@@ -389,6 +406,8 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
     for (const ConnectionRecord& c : rec->load.connections) {
       EXPECT_EQ(c.early_data, EarlyData::kNone);
       EXPECT_EQ(c.early_bytes, 0u);
+      EXPECT_EQ(c.protocol, Protocol::kH1);  // before HTTP/3 every connection was over TCP
+      EXPECT_EQ(c.initial_datagrams, 0u);
     }
   }
   auto w = RunWriter::Reopen(Path());

@@ -15,8 +15,10 @@
 #include "cli/command.h"
 #include "cli/provider_flags.h"
 #include "cli/serve_peer.h"
+#include "cli/serve_quic.h"
 #include "cli/unit_flags.h"
 #include "core/paths.h"
+#include "core/protocol.h"
 #include "core/stop_signals.h"
 #include "core/units.h"
 #include "net/address.h"
@@ -107,9 +109,9 @@ void PrintSummary(const ServerStats& s) {
 
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
-  std::string listen = "127.0.0.1:8443", groups = kDefaultServerGroups, tickets = "on",
-              cache = "on", early_data = "off", ciphersuites, write_ca, stats_json, clients,
-              nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
+  std::string listen = "127.0.0.1:8443", protocol = "h1", groups = kDefaultServerGroups,
+              tickets = "on", cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
+              clients, nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
@@ -122,6 +124,10 @@ struct ServeFlags {
 
 void AddServeFlags(CLI::App& app, ServeFlags& f) {
   app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--protocol", f.protocol,
+                 "h1 (HTTP/1.1 over TLS over TCP), h3 (HTTP/3 over QUIC on UDP) or h1,h3 (both, "
+                 "one port number)")
       ->capture_default_str();
   auto* cert_opt =
       app.add_option("--cert", f.certs,
@@ -261,6 +267,47 @@ int ServeWithPeer(const ServeFlags& f) {
   return ServePeer(std::move(n), signals, f.duration > 0 ? MonotonicNow() + f.duration : 0);
 }
 
+// Servers: what `serve --protocol` started — the TCP server, the QUIC one, or both on one port
+// number.
+struct Servers {
+  std::unique_ptr<EmbeddedServer> tcp;
+  QuicSide quic;
+  SocketAddress address;
+};
+
+Result<Servers> StartServers(const ServerOptions& options, const std::vector<Protocol>& protocols) {
+  const bool h1 = std::find(protocols.begin(), protocols.end(), Protocol::kH1) != protocols.end();
+  const bool h3 = std::find(protocols.begin(), protocols.end(), Protocol::kH3) != protocols.end();
+  // Port 0 with both: the kernel's free TCP port may be taken on UDP; a few tries, each with
+  // a new TCP port, before that is the error.
+  const int tries = h1 && h3 && options.listen.port() == 0 ? 5 : 1;
+  Error last{ErrorKind::kSystem, ""};
+  for (int i = 0; i < tries; ++i) {
+    Servers out;
+    out.address = options.listen;
+    if (h1) {
+      auto tcp = EmbeddedServer::Start(options);
+      if (!tcp) return tcp.error();
+      out.tcp = std::move(*tcp);
+      out.address = out.tcp->address();
+    }
+    if (!h3) return out;
+    auto quic = StartQuicSide(options, out.address);
+    if (quic) {
+      out.quic = std::move(*quic);
+      if (!h1) out.address = out.address.WithPort(out.quic.server->port());
+      return out;
+    }
+    last = quic.error();
+    if (out.tcp) {
+      out.tcp->Stop();
+      (void)out.tcp->Wait();
+    }
+  }
+  last.message = fmt::format("HTTP/3 on UDP: {}", last.message);
+  return last;
+}
+
 int ServeEmbedded(const ServeFlags& f) {
   ServerOptions options;
   auto addr = ParseAddress(f.listen);
@@ -289,14 +336,30 @@ int ServeEmbedded(const ServeFlags& f) {
     clients = std::move(*w);
     options.clients = clients.get();
   }
-  auto server = EmbeddedServer::Start(options);
-  if (!server) return ReportError("serve", Explain(server.error()));
-  fmt::print("listening on {} (threads {}, cert {}, groups {})\n", (*server)->address().ToString(),
-             f.threads, certs->what, f.groups);
+  auto protocols = ParseProtocolList(f.protocol);
+  if (!protocols) {
+    return ReportError(
+        "serve",
+        MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
+  }
+  auto servers = StartServers(options, *protocols);
+  if (!servers) return ReportError("serve", Explain(servers.error()));
+  fmt::print("listening on {} (threads {}, cert {}, groups {}, protocol {}{})\n",
+             servers->address.ToString(), f.threads, certs->what, f.groups, f.protocol,
+             servers->quic.server && options.tls.max_early_data > 0
+                 ? "; no 0-RTT over h3: OpenSSL's QUIC has none"
+                 : "");
   std::fflush(stdout);
   const int sig = signals.WaitUntil(f.duration > 0 ? MonotonicNow() + f.duration : 0);
-  (*server)->Stop();
-  ServerStats stats = (*server)->Wait();
+  ServerStats stats;
+  if (servers->tcp) {
+    servers->tcp->Stop();
+    stats = servers->tcp->Wait();
+  }
+  if (servers->quic.server) {
+    servers->quic.server->Stop();
+    AddQuicStats(servers->quic.server->stats(), stats);
+  }
   if (sig != 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   PrintSummary(stats);
   if (clients) {
@@ -332,6 +395,12 @@ int ServeMain(int argc, char** argv) {
     flags.groups = TolerantGroupList(flags.groups);
   }
   const bool peer = flags.use_nginx || flags.use_haproxy;
+  if (peer && flags.protocol != "h1") {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--protocol: nginx and HAProxy serve h1 here (the "
+                                          "set-up builds them without HTTP/3 for now); h3 is the "
+                                          "embedded server's"));
+  }
   if (peer && !flags.clients.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--clients: the embedded server only (it is the one "

@@ -9,6 +9,7 @@
 
 #include "client/record.h"
 #include "core/clock.h"
+#include "core/protocol.h"
 #include "core/shard.h"
 #include "net/address.h"
 #include "tls/context.h"
@@ -43,6 +44,9 @@ struct LoadOptions {
   uint32_t requests = 1;            // per connection
   Nanos request_interval = 0;       // keep-alive think time between requests (reuse)
   std::string path = "/";
+  // protocol: h3 runs every connection over QUIC (tls.transport then kQuic): no TCP connect, the
+  // handshake from the first Initial sent (docs/methodology.md, "Phases over QUIC").
+  Protocol protocol = Protocol::kH1;
   ClientTlsConfig tls;
   unsigned threads = 1;
   uint32_t max_inflight = 10'000;  // per run; beyond it an arrival is recorded as skipped

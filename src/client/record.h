@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/clock.h"
+#include "core/protocol.h"
 
 namespace pqc {
 
@@ -83,6 +84,19 @@ struct ConnectionRecord {
   bool hrr = false;
   EarlyData early_data = EarlyData::kNone;  // kNone: not offered
   uint32_t early_bytes = 0;                 // application bytes sent as early data
+
+  // Over QUIC (protocol h3): handshake_bytes_* count whole UDP datagrams, handshake_segments_read
+  // stays 0, and these count the datagrams until the handshake completed (quic/wire_counts.h).
+  Protocol protocol = Protocol::kH1;
+  uint32_t handshake_datagrams_sent = 0;
+  uint32_t handshake_datagrams_received = 0;
+  // initial_datagrams: the client's first flight, sent before anything came back — the
+  // ClientHello's Initials (two for an X25519MLKEM768 ClientHello).
+  uint32_t initial_datagrams = 0;
+  // amplification_limited: seen on the wire — the server sent more during the handshake than
+  // three times the client's first flight, so part of its flight waited for the client's next
+  // datagrams (RFC 9000 §8.1: a round trip more). False over TCP.
+  bool amplification_limited = false;
 
   ErrorClass error = ErrorClass::kNone;
   std::string error_detail;

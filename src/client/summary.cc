@@ -40,6 +40,7 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.requests = o.requests;
   arm.request_interval_s = Seconds(o.request_interval);
   arm.path = o.path;
+  arm.protocol = std::string(ProtocolName(o.protocol));
   arm.groups = o.tls.groups;
   arm.key_shares = o.tls.key_shares;
   for (std::string_view a : Split(o.tls.sigalgs, ":")) {
@@ -90,6 +91,7 @@ std::string_view PhaseName(Phase phase) {
 }
 
 std::optional<double> ConnectMicros(const ConnectionRecord& c) {
+  if (c.protocol == Protocol::kH3) return std::nullopt;  // QUIC has no connect of its own
   return Interval(c.actual_start, c.tcp_established);
 }
 std::optional<double> HandshakeMicros(const ConnectionRecord& c) {
@@ -205,6 +207,7 @@ LoadSummary Summarize(const LoadResult& result) {
   uint64_t reuse_ok = 0, reuse_short = 0;
   uint64_t early_unoffered = 0;  // early connections whose session allowed no early data
   const ConnectionRecord* first_error = nullptr;  // its detail goes into the invalid reason
+  uint64_t quic_sent = 0, quic_received = 0;      // datagrams until the handshake completed
 
   for (const ConnectionRecord& c : result.connections) {
     if (!c.measured) continue;
@@ -236,6 +239,13 @@ LoadSummary Summarize(const LoadResult& result) {
     if (c.hrr) ++n.hrr;
 
     handshake_bytes.Add(c);
+    if (c.protocol == Protocol::kH3) {
+      ++s.quic.handshakes;
+      ++s.quic.initial_datagrams[std::to_string(c.initial_datagrams)];
+      quic_sent += c.handshake_datagrams_sent;
+      quic_received += c.handshake_datagrams_received;
+      if (c.amplification_limited) ++s.quic.amplification_limited;
+    }
 
     if (resuming) {
       if (c.offered_session) {
@@ -256,6 +266,9 @@ LoadSummary Summarize(const LoadResult& result) {
     s.phases[i] = Summarize(std::move(samples[i]));
   }
   s.error_rate = Ratio(static_cast<double>(s.errors), static_cast<double>(s.connections));
+  const auto quic_n = static_cast<double>(s.quic.handshakes);
+  s.quic.datagrams_sent_mean = Ratio(static_cast<double>(quic_sent), quic_n);
+  s.quic.datagrams_received_mean = Ratio(static_cast<double>(quic_received), quic_n);
 
   const uint64_t body_total = s.bytes.response_body_total;
   s.bytes = handshake_bytes.Bytes();

@@ -71,6 +71,7 @@ struct ArmInfo {
   uint32_t requests = 0;
   double request_interval_s = 0;  // keep-alive think time between requests
   std::string path;
+  std::string protocol = "h1";  // h1 | h3
   std::vector<std::string> groups;
   std::vector<std::string> key_shares;
   std::vector<std::string> sigalgs;  // the OpenSSL list split at ':'; empty = default
@@ -152,6 +153,19 @@ struct LoadgenHealth {
   uint64_t unfinished = 0;
 };
 
+// QuicCounts — over QUIC (protocol h3), the measured connections whose handshake completed:
+// how many Initial datagrams the client's first flight took (a count → connections), the mean
+// datagrams each way until the handshake completed, and how many servers' flights outgrew
+// three times the client's first flight (held back by the anti-amplification limit: a round
+// trip more, RFC 9000 §8.1). Empty over TCP.
+struct QuicCounts {
+  uint64_t handshakes = 0;
+  std::map<std::string, uint64_t> initial_datagrams;
+  double datagrams_sent_mean = PhaseStats::kUndefined;
+  double datagrams_received_mean = PhaseStats::kUndefined;
+  uint64_t amplification_limited = 0;
+};
+
 // LoadSummary — one arm's run, measured connections only (warm-up never leaks in).
 struct LoadSummary {
   ArmInfo arm;
@@ -162,6 +176,7 @@ struct LoadSummary {
   NegotiatedCounts negotiated;
   std::array<PhaseStats, kAllPhases.size()> phases;  // indexed by Phase
   ByteStats bytes;
+  QuicCounts quic;
   LoadgenHealth loadgen;
   // invalid_reasons: each failed self-check, saying what and how many; empty = valid.
   std::vector<std::string> invalid_reasons;

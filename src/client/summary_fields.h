@@ -40,6 +40,7 @@ void Fields(R& r, V& v) {
   v("requests", r.requests);
   v("request_interval_s", r.request_interval_s);
   v("path", r.path);
+  v("protocol", r.protocol);
   v("groups", r.groups);
   v("key_shares", r.key_shares);
   v("sigalgs", r.sigalgs);
@@ -70,6 +71,16 @@ void Fields(R& r, V& v) {
   v("certificate", r.certificate);
   v("certificate_verify", r.certificate_verify);
   v.Group("response_body", [&](auto& g) { g("total", r.response_body_total); });
+}
+
+template <class R, class V>
+requires json_fields::Of<R, QuicCounts>
+void Fields(R& r, V& v) {
+  v("handshakes", r.handshakes);
+  v("initial_datagrams", r.initial_datagrams);
+  v("datagrams_sent_mean", r.datagrams_sent_mean);
+  v("datagrams_received_mean", r.datagrams_received_mean);
+  v("amplification_limited", r.amplification_limited);
 }
 
 template <class R, class V>
@@ -124,6 +135,7 @@ void Fields(R& r, V& v) {
     for (Phase p : kAllPhases) g(PhaseName(p).data(), r.phases[static_cast<size_t>(p)]);
   });
   v("bytes", r.bytes);
+  v("quic", r.quic);
   v("loadgen", r.loadgen);
   v.Computed("valid", r.valid());
   v("invalid_reasons", r.invalid_reasons);

@@ -66,8 +66,9 @@ void WritePhaseTable(std::ostream& out, const LoadSummary& s) {
 
 void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   const ArmInfo& a = s.arm;
-  out << fmt::format("load {} → {}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
-                     a.mode, a.target.empty() ? "-" : a.target, Fixed(a.rate), a.arrivals,
+  out << fmt::format("load {} → {}{}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
+                     a.mode, a.target.empty() ? "-" : a.target,
+                     a.protocol == "h3" ? " over HTTP/3 (QUIC)" : "", Fixed(a.rate), a.arrivals,
                      Fixed(a.duration_s), Fixed(a.warmup_s), a.requests, a.path);
   out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s){}\n\n",
                      Joined(a.groups, ":"), Joined(a.key_shares, ":"), Joined(a.sigalgs, ":"),
@@ -97,6 +98,21 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   out << fmt::format("- Certificate {}, CertificateVerify {}\n", MessageText(b.certificate),
                      MessageText(b.certificate_verify));
   out << fmt::format("- response bodies: {} total\n", b.response_body_total);
+  if (const QuicCounts& q = s.quic; q.handshakes > 0) {
+    // Over QUIC the handshake bytes above are whole UDP datagrams.
+    std::string initials;
+    for (const auto& [count, conns] : q.initial_datagrams) {
+      initials += fmt::format("{}{} in {}", initials.empty() ? "" : ", ", count, conns);
+    }
+    out << fmt::format("\nQUIC datagrams until the handshake completed ({} handshakes)\n",
+                       q.handshakes);
+    out << fmt::format("- sent {}, received {} (mean); the ClientHello's Initials: {}\n",
+                       Fixed(q.datagrams_sent_mean), Fixed(q.datagrams_received_mean), initials);
+    out << fmt::format(
+        "- server's flight held back by the anti-amplification limit (over 3× the client's "
+        "Initials): {} of {}\n",
+        q.amplification_limited, q.handshakes);
+  }
 
   const LoadgenHealth& g = s.loadgen;
   out << fmt::format("\nload generator{}\n", g.saturated ? " (SATURATED)" : "");

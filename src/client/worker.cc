@@ -147,7 +147,7 @@ void Worker::StartConnection(const Arrival& arrival) {
   rec.mode = arrival.mode;
   rec.measured = arrival.measured;
   rec.intended_start = arrival.intended;
-  auto conn = std::make_unique<Connection>(env_, std::move(rec));
+  auto conn = MakeConnection(env_, std::move(rec));
   conn->slot = live_.size();
   Connection* raw = conn.get();
   live_.push_back(std::move(conn));

@@ -106,8 +106,9 @@ Result<std::unique_ptr<H3Client>> H3Client::Open(SSL_CTX* ctx, const H3Target& t
 
 H3Client::~H3Client() = default;
 
-H3Client::State H3Client::Fail(std::string why) {
+H3Client::State H3Client::Fail(H3Failure kind, std::string why) {
   ERR_clear_error();
+  failure_ = kind;
   error_ = std::move(why);
   state_ = State::kFailed;
   return state_;
@@ -170,11 +171,22 @@ H3Client::State H3Client::Advance() {
     (void)SSL_handle_events(s);
     SSL_CONN_CLOSE_INFO info{};
     if (SSL_get_conn_close_info(s, &info, sizeof info) == 1) {
-      return Fail(fmt::format(
-          "the connection closed ({} error {:#x}{}{})",
-          (info.flags & SSL_CONN_CLOSE_FLAG_TRANSPORT) != 0 ? "transport" : "application",
-          info.error_code, info.reason_len > 0 ? ": " : "",
-          std::string_view(info.reason != nullptr ? info.reason : "", info.reason_len)));
+      // A transport error code 0x100–0x1ff is a TLS alert carried by QUIC (RFC 9001 §4.8).
+      const bool alert = (info.flags & SSL_CONN_CLOSE_FLAG_TRANSPORT) != 0 &&
+                         info.error_code >= 0x100 && info.error_code <= 0x1ff;
+      // Closed here with nothing ever received: the network said no (a closed port's ICMP
+      // answer fails the connected socket), as a refused TCP connect.
+      const bool refused =
+          (info.flags & SSL_CONN_CLOSE_FLAG_LOCAL) != 0 && watch_->wire.datagrams_received == 0;
+      return Fail(
+          alert     ? H3Failure::kPeerTls
+          : refused ? H3Failure::kRefused
+                    : H3Failure::kClosed,
+          fmt::format(
+              "the connection closed ({} error {:#x}{}{})",
+              (info.flags & SSL_CONN_CLOSE_FLAG_TRANSPORT) != 0 ? "transport" : "application",
+              info.error_code, info.reason_len > 0 ? ": " : "",
+              std::string_view(info.reason != nullptr ? info.reason : "", info.reason_len)));
     }
     bool moved = false;
     if (state_ == State::kHandshaking) {
@@ -185,22 +197,23 @@ H3Client::State H3Client::Advance() {
           ERR_clear_error();
           return state_;
         }
-        return Fail(SslError("QUIC handshake").message);
+        return Fail(H3Failure::kTls, SslError("QUIC handshake").message);
       }
       handshake_done_ = MonotonicNow();
-      if (Status st = StartSession(); !st) return Fail(st.error().message);
+      handshake_wire_ = watch_->wire;
+      if (Status st = StartSession(); !st) return Fail(H3Failure::kHttp, st.error().message);
       moved = true;
     }
     const uint64_t before = streams_->moved();
     // Bounded: each completed response either starts the next request or ends the loop.
     for (uint32_t guard = 0; guard <= target_.requests; ++guard) {
-      if (Status st = Pump(); !st) return Fail(st.error().message);
+      if (Status st = Pump(); !st) return Fail(H3Failure::kHttp, st.error().message);
       if (responses_.empty() || responses_.back().last_byte == 0) break;
       if (responses_.size() >= target_.requests) {
         state_ = State::kDone;
         break;
       }
-      if (Status st = SendRequest(); !st) return Fail(st.error().message);
+      if (Status st = SendRequest(); !st) return Fail(H3Failure::kHttp, st.error().message);
     }
     ERR_clear_error();
     if (!moved && streams_->moved() == before) break;
@@ -217,8 +230,7 @@ Status H3Client::StartSession() {
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
   nghttp3_conn* h3 = nullptr;
-  if (int rv = nghttp3_conn_client_new(&h3, &cb, &settings, nghttp3_mem_default(), this);
-      rv != 0) {
+  if (int rv = nghttp3_conn_client_new(&h3, &cb, &settings, nghttp3_mem_default(), this); rv != 0) {
     return H3Error("creating a client session", rv);
   }
   streams_ = std::make_unique<H3Streams>(ssl_.get(), H3ConnPtr(h3));

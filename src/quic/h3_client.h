@@ -35,6 +35,17 @@ struct H3Response {
   uint64_t body_bytes = 0;
 };
 
+// H3Failure: why a connection failed, for the load client's error classes.
+enum class H3Failure {
+  kNone,
+  kSetup,    // the socket or the QUIC object could not be made
+  kRefused,  // nothing ever came back and the socket failed (ICMP port unreachable)
+  kTls,      // the local TLS stack failed the handshake (e.g. the certificate did not verify)
+  kPeerTls,  // the server closed with a TLS alert (a QUIC CRYPTO_ERROR, RFC 9001 §4.8)
+  kClosed,   // the server closed the connection (any other error code)
+  kHttp,     // HTTP/3 framing, QPACK or the response
+};
+
 class H3Client {
  public:
   enum class State { kHandshaking, kRequesting, kDone, kFailed };
@@ -64,6 +75,10 @@ class H3Client {
   Nanos handshake_done() const { return handshake_done_; }
   const std::vector<H3Response>& responses() const { return responses_; }
   const std::string& error() const { return error_; }
+  H3Failure failure() const { return failure_; }
+  // handshake_wire: the datagram counts when the handshake completed (the client's Finished,
+  // which leaves with the first request, not among them).
+  const WireCounts& handshake_wire() const { return handshake_wire_; }
 
   // Session callbacks' entry points.
   void OnStatus(int64_t stream, uint32_t status);
@@ -73,7 +88,7 @@ class H3Client {
 
  private:
   H3Client() = default;
-  State Fail(std::string why);
+  State Fail(H3Failure kind, std::string why);
   Status StartSession();
   Status SendRequest();
   Status Pump();
@@ -90,6 +105,8 @@ class H3Client {
   int64_t request_stream_ = -1;
   std::vector<H3Response> responses_;
   std::string error_;
+  H3Failure failure_ = H3Failure::kNone;
+  WireCounts handshake_wire_;
 };
 
 // Fetch: one connection to completion, waiting with poll(2), at most `timeout` in all; the

@@ -187,6 +187,7 @@ bool H3Server::Worker::Service(ServerConn& c, bool* moved) {
       ++stats.handshakes_failed;
       return false;
     }
+    ++(SSL_session_reused(s) == 1 ? stats.handshakes_resumed : stats.handshakes_full);
     auto session = NewServerSession(&c);
     if (!session) {
       ++stats.h3_errors;
@@ -298,6 +299,8 @@ H3ServerStats H3Server::stats() const {
   for (const auto& w : workers_) {
     sum.connections += w->stats.connections;
     sum.handshakes_failed += w->stats.handshakes_failed;
+    sum.handshakes_full += w->stats.handshakes_full;
+    sum.handshakes_resumed += w->stats.handshakes_resumed;
     sum.requests += w->stats.requests;
     sum.h3_errors += w->stats.h3_errors;
   }

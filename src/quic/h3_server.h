@@ -32,10 +32,12 @@ struct H3ServerConfig {
 
 // H3ServerStats: summed over threads once the server has stopped.
 struct H3ServerStats {
-  uint64_t connections = 0;        // accepted
-  uint64_t handshakes_failed = 0;  // closed before the handshake completed
-  uint64_t requests = 0;           // answered
-  uint64_t h3_errors = 0;          // connections closed for an HTTP/3 error
+  uint64_t connections = 0;         // accepted
+  uint64_t handshakes_failed = 0;   // closed before the handshake completed
+  uint64_t handshakes_full = 0;     // completed, with a certificate
+  uint64_t handshakes_resumed = 0;  // completed on a ticket (PSK)
+  uint64_t requests = 0;            // answered
+  uint64_t h3_errors = 0;           // connections closed for an HTTP/3 error
 };
 
 class H3Server {

@@ -15,7 +15,10 @@ void CountDatagrams(int write_p, int /*version*/, int content_type, const void* 
     ++c->datagrams_sent;
     c->bytes_sent += len;
     if (p.handshake > 0 || p.short_header) c->sent_handshake_packet = true;
-    if (c->datagrams_received == 0) ++c->first_flight_datagrams;
+    if (c->datagrams_received == 0) {
+      ++c->first_flight_datagrams;
+      c->first_flight_bytes += len;
+    }
     if (!c->sent_handshake_packet) c->bytes_sent_before_handshake_packet += len;
     return;
   }
@@ -26,6 +29,10 @@ void CountDatagrams(int write_p, int /*version*/, int content_type, const void* 
     c->bytes_received_before_handshake_packet += len;
     ++c->datagrams_received_before_handshake_packet;
   }
+}
+
+bool AmplificationLimited(const WireCounts& w) {
+  return w.first_flight_bytes > 0 && w.bytes_received > 3 * w.first_flight_bytes;
 }
 
 namespace {

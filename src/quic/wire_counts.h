@@ -23,6 +23,7 @@ struct WireCounts {
   // datagrams up to the first Handshake packet would take in the Initial ACK a client may
   // send, padded to 1,200 bytes, before it has processed the server's Handshake packets.)
   uint32_t first_flight_datagrams = 0;
+  uint64_t first_flight_bytes = 0;
   // Bytes received before this side sent its first Handshake packet: for a client, what the
   // server sent on the strength of the Initials alone — at most three times their bytes while
   // it had not validated the client's address (RFC 9000 §8.1) — and datagrams received then.
@@ -32,6 +33,13 @@ struct WireCounts {
   bool sent_handshake_packet = false;
   bool received_retry = false;  // the server asked for address validation (one more round trip)
 };
+
+// AmplificationLimited: whether the server sent more than three times the client's first flight
+// before the handshake completed (`at_handshake`: the counts then). A server that has not
+// validated the client's address may not (RFC 9000 §8.1), so the rest of its flight waited for
+// the client's next datagrams: the limit cost a round trip, seen on the wire rather than
+// predicted from sizes (core/quic_flight.h predicts it).
+bool AmplificationLimited(const WireCounts& at_handshake);
 
 // CountDatagrams: an SSL message callback; `arg` is the WireCounts to add to.
 void CountDatagrams(int write_p, int version, int content_type, const void* buf, size_t len,

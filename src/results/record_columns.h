@@ -61,6 +61,11 @@ inline constexpr std::array kConnectionColumns = {
     Column{"early_bytes", 4, "0"},
     Column{"shard", 5, "0", ColumnRole::kShard},
     Column{"site", 6, "0"},
+    Column{"protocol", 7, "'h1'"},
+    Column{"handshake_datagrams_sent", 7, "0"},
+    Column{"handshake_datagrams_received", 7, "0"},
+    Column{"initial_datagrams", 7, "0"},
+    Column{"amplification_limited", 7, "0"},
 };
 
 inline constexpr std::array kRequestColumns = {

@@ -315,6 +315,16 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     r.early_bytes = U32(c->Int(26));
     out.shards.push_back(U32(c->Int(27)));
     r.site = static_cast<uint8_t>(c->Int(28));
+    auto protocol = ParseProtocol(c->TextView(29));
+    if (!protocol) {
+      return MakeError(ErrorKind::kConfig,
+                       fmt::format("corrupt results database: protocol '{}'", c->TextView(29)));
+    }
+    r.protocol = *protocol;
+    r.handshake_datagrams_sent = U32(c->Int(30));
+    r.handshake_datagrams_received = U32(c->Int(31));
+    r.initial_datagrams = U32(c->Int(32));
+    r.amplification_limited = c->Int(33) != 0;
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

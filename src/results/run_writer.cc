@@ -12,7 +12,8 @@ namespace {
 
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, "
+    "?32, ?33, ?34, ?35, ?36)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -60,6 +61,11 @@ Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
     s.Bind(29, int64_t{c.early_bytes});
     s.Bind(30, int64_t{t.connection_shards != nullptr ? (*t.connection_shards)[k] : t.shard});
     s.Bind(31, int64_t{c.site});
+    s.BindStatic(32, ProtocolName(c.protocol));
+    s.Bind(33, int64_t{c.handshake_datagrams_sent});
+    s.Bind(34, int64_t{c.handshake_datagrams_received});
+    s.Bind(35, int64_t{c.initial_datagrams});
+    s.Bind(36, int64_t{c.amplification_limited});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
@@ -222,7 +228,13 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
       "ALTER TABLE trials ADD COLUMN shards_json TEXT;"
       "ALTER TABLE connections ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;",
       // 5 → 6: client sites (a run of old had one).
-      "ALTER TABLE connections ADD COLUMN site INTEGER NOT NULL DEFAULT 0;"};
+      "ALTER TABLE connections ADD COLUMN site INTEGER NOT NULL DEFAULT 0;",
+      // 6 → 7: HTTP/3 over QUIC (a run of old was all h1).
+      "ALTER TABLE connections ADD COLUMN protocol TEXT NOT NULL DEFAULT 'h1';"
+      "ALTER TABLE connections ADD COLUMN handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0;"
+      "ALTER TABLE connections ADD COLUMN handshake_datagrams_received INTEGER NOT NULL DEFAULT 0;"
+      "ALTER TABLE connections ADD COLUMN initial_datagrams INTEGER NOT NULL DEFAULT 0;"
+      "ALTER TABLE connections ADD COLUMN amplification_limited INTEGER NOT NULL DEFAULT 0;"};
   for (int v = *version; v < kSchemaVersion; ++v) {
     if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
                                             "key = 'version';COMMIT",

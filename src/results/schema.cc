@@ -47,6 +47,9 @@ CREATE TABLE connections(
   handshake_segments_read INTEGER NOT NULL,
   early_data TEXT NOT NULL DEFAULT 'none', early_bytes INTEGER NOT NULL DEFAULT 0,
   shard INTEGER NOT NULL DEFAULT 0, site INTEGER NOT NULL DEFAULT 0,
+  protocol TEXT NOT NULL DEFAULT 'h1', handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0,
+  handshake_datagrams_received INTEGER NOT NULL DEFAULT 0,
+  initial_datagrams INTEGER NOT NULL DEFAULT 0, amplification_limited INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
 CREATE TABLE requests(
   trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,

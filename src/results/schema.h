@@ -27,7 +27,10 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // every shard's view of each trial (trials.shards_json). Older files read as one shard.
 // Version 6 added each connection's client site (connections.site: an index into the sites of
 // its arm's network, run.networks_json; 0 on a network of one site). Older files read as 0.
-inline constexpr int kSchemaVersion = 6;
+// Version 7 added HTTP/3 over QUIC: each connection's protocol (h1 or h3) and, over QUIC, its
+// datagrams each way until the handshake completed, its Initial datagrams and whether the
+// server's flight was held back by the anti-amplification limit. Older files read as h1, 0.
+inline constexpr int kSchemaVersion = 7;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

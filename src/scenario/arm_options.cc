@@ -22,6 +22,8 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.requests = s.requests;
   o.request_interval = s.request_interval;
   o.path = RequestPath(s);
+  o.protocol = s.protocol;
+  o.tls.transport = s.protocol == Protocol::kH3 ? Transport::kQuic : Transport::kTcp;
   o.tls.groups = OfferedGroups(s);
   o.tls.key_shares = s.key_shares;
   o.tls.sigalgs = s.sigalgs;
@@ -73,6 +75,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.early_data = s.early_data;
   c.record_clients = s.record_clients;
   c.threads = s.server_threads;
+  c.quic = s.protocol == Protocol::kH3;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;
 }

@@ -95,6 +95,37 @@ std::string RequestPath(const ArmSettings& s) {
   return s.payload ? "/payload/" + FormatSize(*s.payload) : std::string("/");
 }
 
+namespace {
+
+// ValidateH3: what an h3 arm cannot ask for yet, each with the reason (docs/guide.md, "HTTP/3
+// over QUIC").
+Status ValidateH3(const ArmSettings& s) {
+  if (std::any_of(s.mode.begin(), s.mode.end(),
+                  [](const MixWeight& m) { return m.mode == ConnMode::kEarly; })) {
+    return Bad(
+        "protocol h3 with mode early: OpenSSL 3.5's QUIC stack has no 0-RTT (it neither sends "
+        "nor accepts early data over QUIC); measure 0-RTT over h1, or resumption (mode resume) "
+        "over h3");
+  }
+  if (s.target == TargetKind::kNginx || s.target == TargetKind::kHaproxy) {
+    return Bad(fmt::format(
+        "protocol h3 with target = \"{}\": the set-up builds nginx and HAProxy without HTTP/3 "
+        "for now; run h3 arms against the embedded server or your own (external)",
+        TargetKindName(s.target)));
+  }
+  if (s.request_interval > 0) {
+    return Bad(
+        "protocol h3 with request_interval: an HTTP/3 connection sends its requests one after "
+        "another without think time; drop request_interval (requests alone still sets how many)");
+  }
+  if (s.record_clients) {
+    return Bad("protocol h3 with record_clients: the observatory reads ClientHellos over TCP only");
+  }
+  return {};
+}
+
+}  // namespace
+
 Status Validate(const ArmSettings& s, std::string_view arm_label) {
   auto fail = [&](const std::string& what) {
     return Bad(fmt::format("arm '{}': {}", arm_label, what));
@@ -171,6 +202,9 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     return fail(
         "mode early needs early_data = true on the server (or expect_early_rejected = true, to "
         "measure a server that refuses it)");
+  }
+  if (s.protocol == Protocol::kH3) {
+    if (Status st = ValidateH3(s); !st) return fail(st.error().message);
   }
   if (s.record_clients && s.target != TargetKind::kEmbedded) {
     return fail(

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/mode_spec.h"
+#include "core/protocol.h"
 #include "core/split.h"
 #include "core/units.h"
 #include "net/address.h"
@@ -187,6 +188,12 @@ Result<Arrivals> ArrivalProcess(const std::string& text) {
   if (text == "uniform") return Arrivals::kUniform;
   if (text == "poisson") return Arrivals::kPoisson;
   return Bad(fmt::format("'{}' is not an arrival process (valid: uniform, poisson)", text));
+}
+
+Result<Protocol> ProtocolValue(const std::string& text) {
+  auto p = ParseProtocol(text);
+  if (!p) return Bad(p.error().message);
+  return *p;
 }
 
 Result<TargetKind> Target(const std::string& text) {
@@ -399,6 +406,14 @@ constexpr std::array kKeys = {
                  return SetParsed<&ArmSettings::mode>(v, s, &ModeMix);
                },
                [](const ArmSettings& s) { return Json(ModeText(s.mode)); }},
+    SettingKey{"load", "protocol",
+               "h1 (HTTP/1.1 over TLS over TCP) | h3 (HTTP/3 over QUIC: TLS 1.3 inside QUIC, "
+               "no TCP connect)",
+               K::kClient, false, "--protocol",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetParsed<&ArmSettings::protocol>(v, s, &ProtocolValue);
+               },
+               [](const ArmSettings& s) { return Json(ProtocolName(s.protocol)); }},
     SettingKey{"load", "payload", "\"OK\" (GET /) or a response size such as \"10K\"", K::kClient,
                false, "--payload",
                [](const toml::node& v, ArmSettings& s) {

@@ -19,6 +19,7 @@
 #include "client/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/protocol.h"
 #include "target/target.h"
 #include "tls/cert_chain.h"
 #include "tls/providers.h"
@@ -76,7 +77,9 @@ struct ArmSettings {
   std::string server_name;
   std::string ca;
 
-  // Load shape of one trial.
+  // Load shape of one trial. protocol: HTTP/1.1 over TCP or HTTP/3 over QUIC; the server the
+  // tool runs then listens on both (one port number, TCP and UDP).
+  Protocol protocol = Protocol::kH1;
   std::vector<MixWeight> mode = {{ConnMode::kFresh, 1.0}};  // one entry, or a weighted mix
   std::optional<uint64_t> payload;  // response bytes of /payload/<size>; none: GET / ("OK")
   double rate = 100;                // new connections per second

@@ -62,6 +62,7 @@ class EmbeddedTarget final : public Target {
                                    AbsolutePath(cert.key_file)});
     }
     if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});
+    if (c.quic) o.argv.insert(o.argv.end(), {"--protocol", "h1,h3"});
     clients_path_.clear();
     if (c.record_clients) {
       clients_path_ = AbsolutePath(work_dir + "/clients.sqlite");

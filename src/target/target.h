@@ -42,7 +42,10 @@ struct ServerConfig {
       false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
   bool record_clients = false;  // embedded only: serve --clients <work_dir>/clients.sqlite
   unsigned threads = 1;         // event-loop threads / nginx workers / HAProxy threads
-  std::string ciphersuites;     // empty = OpenSSL default
+  // quic: HTTP/3 over QUIC on UDP as well, on the TCP port's number (the TCP listener stays: it
+  // is what readiness polls, and an h1 client may share the server).
+  bool quic = false;
+  std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
   // OpenSSL providers the server loads, in order (empty: the default provider), where their

@@ -176,6 +176,7 @@ def main():
     background = []
     ca = "/tmp/pqc-ca.pem"
     arm_json = "/tmp/pqc-arm.json"
+    h3_ca = "/tmp/pqc-h3-ca.pem"
 
     def local(cmd):
         return cmd.replace("127.0.0.1:8443", f"127.0.0.1:{port}")
@@ -256,6 +257,18 @@ def main():
         assert arm["valid"], arm["invalid_reasons"]
         n = arm["connections"]
         assert n > 0 and arm["negotiated"]["hrr"] == n, f'hrr {arm["negotiated"]["hrr"]} of {n}'
+
+    def h3_serve(out, before):
+        assert os.path.exists(h3_ca), f"serve did not write {h3_ca}"
+
+    def h3_load(out, before):
+        assert "over HTTP/3 (QUIC)" in out, out[-2000:]
+        # ml-dsa-65's flight outgrows 3× the hybrid's two Initials on every connection.
+        m = re.search(r"the client's Initials: 2 in (\d+)", out)
+        assert m, out[-2000:]
+        held = re.search(r"anti-amplification limit \(over 3× the client's Initials\): (\d+) of "
+                         r"(\d+)", out)
+        assert held and held.group(1) == held.group(2) == m.group(1), out[-2000:]
 
     def before_run(out, before):
         arms_ok(summary_of(only_run("before")), FRESH_ARMS)
@@ -404,6 +417,12 @@ def main():
         (f"build/src/pqc-bench load --target 127.0.0.1:8443 --mode fresh --rate 200 --duration "
          f"30s --groups X25519MLKEM768:X25519 --key-shares X25519 --ca {ca} --json {arm_json}",
          "shorten:--duration 30s:--duration 1s", False, False, 60, hrr),
+        (f"build/src/pqc-bench serve --listen 127.0.0.1:8445 --protocol h1,h3 --cert ml-dsa-65 "
+         f"--write-ca {h3_ca} &", "background", True, False, 20, h3_serve),
+        (f"build/src/pqc-bench load --target 127.0.0.1:8445 --ca {h3_ca} --protocol h3 --group "
+         f"X25519MLKEM768",
+         "shorten:--group X25519MLKEM768:--group X25519MLKEM768 --duration 1s --warmup 0.5s",
+         False, False, 60, h3_load),
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before",
          f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before "
          f"{SHORT_RUN}", False, False, 120, before_run),

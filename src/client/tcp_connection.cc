@@ -1,4 +1,4 @@
-#include "client/connection.h"
+#include "client/tcp_connection.h"
 
 #include <fmt/format.h>
 #include <openssl/err.h>
@@ -13,17 +13,16 @@
 #include "tls/ssl_failure.h"
 
 namespace pqc {
-namespace {}  // namespace
 
-Connection::Connection(ConnectionEnv& env, ConnectionRecord record)
-    : env_(env), record_(std::move(record)) {}
+TcpConnection::TcpConnection(ConnectionEnv& env, ConnectionRecord record)
+    : Connection(env, std::move(record)) {}
 
-Connection::~Connection() {
+TcpConnection::~TcpConnection() {
   if (idle_timer_ != 0) env_.loop->CancelTimer(idle_timer_);
   Close();
 }
 
-void Connection::Start() {
+void TcpConnection::Start() {
   record_.actual_start = MonotonicNow();
   last_progress_ = record_.actual_start;
   int connect_errno = 0;
@@ -42,12 +41,12 @@ void Connection::Start() {
   interest_ = kIoWrite;
 }
 
-void Connection::OnEvent(uint32_t /*events*/) {
+void TcpConnection::OnEvent(uint32_t /*events*/) {
   // Whatever woke us, the state machine asks the socket/TLS what it can do now.
   Advance();
 }
 
-void Connection::Advance() {
+void TcpConnection::Advance() {
   bool progressed = true;
   while (progressed && state_ != State::kDone) {
     switch (state_) {
@@ -79,7 +78,7 @@ void Connection::Advance() {
   }
 }
 
-bool Connection::StepConnect() {
+bool TcpConnection::StepConnect() {
   int err = SocketError(fd_.get());
   if (err == 0) {
     // Still in progress? A writable socket with no error is connected; otherwise wait.
@@ -136,7 +135,7 @@ bool Connection::StepConnect() {
 
 // StepEarlyWrite: the first request as early data, written before any handshake message
 // has been read (OpenSSL sends the ClientHello with it); the handshake then completes.
-bool Connection::StepEarlyWrite() {
+bool TcpConnection::StepEarlyWrite() {
   const bool last = requests_.size() >= env_.options->requests;
   const std::string& req = last ? env_.request_close : env_.request_keep_alive;
   while (send_offset_ < req.size()) {
@@ -156,7 +155,7 @@ bool Connection::StepEarlyWrite() {
   return true;
 }
 
-bool Connection::StepHandshake() {
+bool TcpConnection::StepHandshake() {
   errno = 0;  // SSL_ERROR_SYSCALL is told apart by errno: no stale value
   int rc = SSL_do_handshake(ssl_.get());
   if (rc != 1) {
@@ -195,14 +194,14 @@ bool Connection::StepHandshake() {
   return true;
 }
 
-void Connection::BeginRequest() {
+void TcpConnection::BeginRequest() {
   requests_.emplace_back();
   send_offset_ = 0;
   parser_.Reset();
   state_ = State::kSending;
 }
 
-bool Connection::StepSend() {
+bool TcpConnection::StepSend() {
   const bool last = requests_.size() >= env_.options->requests;
   const std::string& req = last ? env_.request_close : env_.request_keep_alive;
   while (send_offset_ < req.size()) {
@@ -221,7 +220,7 @@ bool Connection::StepSend() {
   return true;
 }
 
-bool Connection::StepReceive() {
+bool TcpConnection::StepReceive() {
   RequestRecord& req = requests_.back();
   std::vector<char>& buf = env_.read_buffer;
   errno = 0;
@@ -295,7 +294,7 @@ bool Connection::StepReceive() {
   return false;
 }
 
-bool Connection::StepAwaitTicket() {
+bool TcpConnection::StepAwaitTicket() {
   char byte;
   errno = 0;
   const int n = SSL_read(ssl_.get(), &byte, 1);
@@ -314,7 +313,7 @@ bool Connection::StepAwaitTicket() {
   return false;
 }
 
-bool Connection::StepIdle() {
+bool TcpConnection::StepIdle() {
   // Readable while idle: a post-handshake message, or the server closing the connection.
   char byte;
   errno = 0;
@@ -329,7 +328,7 @@ bool Connection::StepIdle() {
   return false;
 }
 
-void Connection::Finish(bool close_notify) {
+void TcpConnection::Finish(bool close_notify) {
   // TLS 1.3 tickets arrive after the handshake; by the end of a response they are in.
   env_.sessions->Put(SslSessionPtr(SSL_get1_session(ssl_.get())));
   if (close_notify) {
@@ -342,14 +341,14 @@ void Connection::Finish(bool close_notify) {
   MarkDone();
 }
 
-void Connection::MarkDone() {
+void TcpConnection::MarkDone() {
   Close();
   record_.closed = MonotonicNow();
   state_ = State::kDone;
   env_.finished.push_back(this);
 }
 
-void Connection::Fail(ErrorClass error, std::string detail) {
+void TcpConnection::Fail(ErrorClass error, std::string detail) {
   if (idle_timer_ != 0) {
     env_.loop->CancelTimer(idle_timer_);
     idle_timer_ = 0;
@@ -360,12 +359,12 @@ void Connection::Fail(ErrorClass error, std::string detail) {
   MarkDone();
 }
 
-void Connection::Abort(ErrorClass error, std::string detail) {
+void TcpConnection::Abort(ErrorClass error, std::string detail) {
   if (state_ == State::kDone) return;
   Fail(error, std::move(detail));
 }
 
-void Connection::WaitOrFail(const SslFailure& f, const char* phase) {
+void TcpConnection::WaitOrFail(const SslFailure& f, const char* phase) {
   switch (f.outcome) {
     case SslOutcome::kWantRead:
       return WaitFor(kIoRead);
@@ -395,12 +394,12 @@ void Connection::WaitOrFail(const SslFailure& f, const char* phase) {
   }
 }
 
-void Connection::WaitFor(uint32_t interest) {
+void TcpConnection::WaitFor(uint32_t interest) {
   if (interest == interest_ || !registered_) return;
   if (env_.loop->Modify(fd_.get(), interest)) interest_ = interest;
 }
 
-void Connection::Close() {
+void TcpConnection::Close() {
   if (registered_) {
     env_.loop->Remove(fd_.get());
     registered_ = false;

@@ -1,0 +1,77 @@
+// tcp_connection — one client connection over TCP: connect, TLS handshake (early data when
+// the mode asks), N HTTP/1.1 requests, close; every step timestamped into its ConnectionRecord.
+// Non-blocking, driven by the thread's EventLoop.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/connection.h"
+#include "core/fd.h"
+#include "http/response_parser.h"
+#include "net/event_loop.h"
+#include "tls/inspector.h"
+#include "tls/ossl_ptr.h"
+#include "tls/ssl_failure.h"
+
+namespace pqc {
+
+class TcpConnection final : public Connection {
+ public:
+  TcpConnection(ConnectionEnv& env, ConnectionRecord record);
+  ~TcpConnection() override;
+
+  // Start: opens the socket; the connection may be done() when this returns (refused).
+  void Start() override;
+  void Abort(ErrorClass error, std::string detail) override;
+  bool done() const override { return state_ == State::kDone; }
+  bool idle() const override { return state_ == State::kIdle; }
+
+ private:
+  // kIdle: between two requests of a keep-alive connection with --request-interval.
+  enum class State {
+    kConnecting,
+    kEarlyWriting,
+    kHandshaking,
+    kSending,
+    kReceiving,
+    kAwaitTicket,
+    kIdle,
+    kDone
+  };
+
+  void OnEvent(uint32_t events);
+  void Advance();
+  bool StepConnect();
+  bool StepEarlyWrite();
+  bool StepHandshake();
+  bool StepSend();
+  bool StepReceive();
+  bool StepIdle();
+  bool StepAwaitTicket();
+  void BeginRequest();
+  // Finish: the connection succeeded; its session goes to the store. `close_notify`: false
+  // once the server has closed, when a write would only draw EPIPE (or SIGPIPE); the ending
+  // is then recorded as clean without one.
+  void Finish(bool close_notify = true);
+  void Fail(ErrorClass error, std::string detail);
+  // WaitOrFail: waits for what a non-blocking SSL call asked for, or fails the connection
+  // with the class the shared classification (tls/ssl_failure.h) gives its error.
+  void WaitOrFail(const SslFailure& f, const char* phase);
+  void WaitFor(uint32_t interest);
+  void Close();
+  void MarkDone();
+
+  ScopedFd fd_;
+  SslPtr ssl_;
+  HandshakeFacts facts_;
+  ResponseParser parser_;
+  State state_ = State::kConnecting;
+  bool registered_ = false;
+  uint32_t interest_ = 0;
+  size_t send_offset_ = 0;
+  TimerId idle_timer_ = 0;
+};
+
+}  // namespace pqc
