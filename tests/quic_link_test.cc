@@ -1,0 +1,166 @@
+// quic_link_test — the physics of HTTP/3's handshake over the emulated WAN (as root), our load
+// client in the client namespace against our HTTP/3 server in the server namespace, at
+// R = 50 ms: a fresh QUIC handshake takes 1 R and the first response byte comes 2 R after the
+// start (over TCP: 2 R and 3 R, with the connect) when the server's flight fits three times the
+// client's Initials; an ml-dsa-65 flight does not, with X25519 (one Initial) or X25519MLKEM768
+// (two), and costs the round trip the model (core/quic_flight.h) predicts: 2 R and 3 R. Every
+// connection's group and signature scheme are checked, and its own record of the limit.
+//
+// Tolerance as in link_integration_test: round trips are round(p50 / R), ±25 ms of slack.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "client/load_runner.h"
+#include "core/quic_flight.h"
+#include "embedded_fixture.h"
+#include "link/link.h"
+#include "net/address.h"
+#include "quic/h3_server.h"
+#include "tls/algorithms.h"
+#include "tls/context.h"
+#include "tls/quic_messages.h"
+
+namespace pqc::link {
+namespace {
+
+constexpr Nanos kMs = 1'000'000;
+constexpr Nanos kRtt = 50 * kMs;
+
+struct QuicCase {
+  const char* name;
+  const char* chain;
+  const char* group;
+  const char* scheme;    // the CertificateVerify every connection must carry
+  uint32_t initials;     // the ClientHello's Initial datagrams
+  bool limited;          // the server's flight outgrows 3× them
+  long handshake_rtts;   // first Initial → handshake complete
+  long first_byte_rtts;  // start → first response byte
+};
+
+void PrintTo(const QuicCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+class QuicLinkTest : public ::testing::TestWithParam<QuicCase> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TUN devices)";
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+    server_.reset();
+    link_.reset();
+  }
+
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<CertChain> chain_;
+  SslCtxPtr ctx_;
+  std::unique_ptr<quic::H3Server> server_;
+};
+
+TEST_P(QuicLinkTest, HandshakeAndFirstByteRoundTrips) {
+  const QuicCase& c = GetParam();
+  LinkProfile profile;
+  profile.rtt = kRtt;
+  auto link = Link::Create(profile);
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  link_ = std::move(*link);
+  chain_ = test::FreshChain(c.chain);
+  ASSERT_TRUE(chain_);
+  {
+    // The server's sockets are made in the server namespace (its threads keep them).
+    auto in = ScopedNetns::Enter(link_->server_netns_path());
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    ServerTlsConfig tls;
+    tls.transport = Transport::kQuic;
+    tls.groups = "X25519MLKEM768:X25519";
+    auto ctx = MakeServerContext(tls, *chain_);
+    ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+    ctx_ = std::move(*ctx);
+    quic::H3ServerConfig cfg;
+    cfg.listen = *ParseAddress(link_->server_ip() + ":8443");
+    cfg.ctx = ctx_.get();
+    auto s = quic::H3Server::Start(cfg);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    server_ = std::move(*s);
+  }
+  LoadOptions o;
+  o.protocol = Protocol::kH3;
+  o.tls.transport = Transport::kQuic;
+  o.target = *ParseAddress(link_->server_ip() + ":8443");
+  o.mix = {{ConnMode::kFresh, 1.0}};
+  o.rate = 10;
+  o.duration = 800 * kMs;
+  o.warmup = 200 * kMs;
+  o.tls.groups = {c.group};
+  o.tls.trust_anchors = {chain_->root().cert.get()};
+  o.tls.verify_name = "localhost";
+  o.expect_group = c.group;
+  o.expect_sigalg = c.scheme;
+  o.timeout = 5'000 * kMs;
+  o.max_inflight = 100;
+  o.max_lag_p99 = 10'000 * kMs;  // not a schedule test
+  o.max_cpu_share = 10;
+  std::optional<Result<LoadResult>> r;
+  std::thread client([&] {
+    auto in = ScopedNetns::Enter(link_->client_netns_path(0));
+    if (in) r.emplace(RunLoad(o, nullptr));
+  });
+  client.join();
+  ASSERT_TRUE(r && r->ok()) << (r ? r->error().message : "could not enter the client namespace");
+  const LoadResult& result = **r;
+
+  std::vector<double> handshake, first_byte;
+  for (const ConnectionRecord& k : result.connections) {
+    if (!k.measured) continue;
+    ASSERT_TRUE(k.ok()) << ErrorClassName(k.error) << ": " << k.error_detail;
+    EXPECT_EQ(k.group, c.group);
+    EXPECT_EQ(SignatureSchemeName(k.signature_scheme), c.scheme);
+    EXPECT_EQ(k.initial_datagrams, c.initials);
+    EXPECT_EQ(k.amplification_limited, c.limited)
+        << k.handshake_bytes_read << " B received for " << k.handshake_bytes_written << " B sent";
+    handshake.push_back(static_cast<double>(k.tls_done - k.tcp_established) / 1e6);
+    first_byte.push_back(
+        static_cast<double>(result.requests[k.first_request].first_byte - k.actual_start) / 1e6);
+    // The model, fed with this connection's message sizes, predicts the same round trips.
+    const QuicFlightRounds model = ModelQuicFlight(
+        k.client_hello_bytes, {k.server_hello_bytes, kQuicEncryptedExtensionsBytes,
+                               k.certificate_bytes, k.certificate_verify_bytes, kFinishedBytes});
+    EXPECT_EQ(model.handshake_round_trips, c.handshake_rtts);
+    EXPECT_EQ(model.amplification_limited(), c.limited);
+  }
+  ASSERT_GE(handshake.size(), 5u);
+  const double hs = Median(handshake), fb = Median(first_byte);
+  std::printf("  %s at R 50 ms: handshake p50 %.2f ms, first byte p50 %.2f ms (%zu connections)\n",
+              c.name, hs, fb, handshake.size());
+  EXPECT_EQ(std::lround(hs / 50.0), c.handshake_rtts) << hs << " ms";
+  EXPECT_EQ(std::lround(fb / 50.0), c.first_byte_rtts) << fb << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    H3, QuicLinkTest,
+    ::testing::Values(
+        // An ECDSA flight fits the budget of one Initial (3,600 B): QUIC saves TCP's connect.
+        QuicCase{"ecdsa_x25519", "ecdsa-p256", "X25519", "ecdsa_secp256r1_sha256", 1, false, 1, 2},
+        QuicCase{"ecdsa_hybrid", "ecdsa-p256", "X25519MLKEM768", "ecdsa_secp256r1_sha256", 2, false,
+                 1, 2},
+        // ml-dsa-65's flight (9.5–10.6 kB) outgrows 3,600 and 7,200: the round trip QUIC saved
+        // is spent waiting for the client.
+        QuicCase{"mldsa65_x25519", "ml-dsa-65", "X25519", "mldsa65", 1, true, 2, 3},
+        QuicCase{"mldsa65_hybrid", "ml-dsa-65", "X25519MLKEM768", "mldsa65", 2, true, 2, 3}),
+    [](const ::testing::TestParamInfo<QuicCase>& p) { return p.param.name; });
+
+}  // namespace
+}  // namespace pqc::link
