@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -222,6 +223,89 @@ TEST_F(QuicLoadTest, AClosedPortIsRefusedAtOnce) {
     EXPECT_LT(c.closed - c.actual_start, 1'000'000'000);  // not a timeout
   }
   EXPECT_FALSE(Summarize(*r).valid());
+}
+
+TEST_F(QuicLoadTest, AServerAnsweringGarbageEndsEveryConnectionAsATimeout) {
+  // Every datagram is answered with 1,200 bytes that look like a long-header packet and
+  // decrypt as nothing: the client drops them (RFC 9000 §5.2) and gives up at its timeout.
+  auto garbage = BindUdp(*ParseAddress("127.0.0.1:0"), false);
+  ASSERT_TRUE(garbage.ok()) << garbage.error().message;
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  std::thread echo([&] {
+    timeval tv{0, 50'000};
+    ::setsockopt(garbage->get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::vector<unsigned char> junk(1200);
+    uint32_t x = 12345;
+    while (!stop.load()) {
+      unsigned char in[1500];
+      sockaddr_storage from{};
+      socklen_t len = sizeof from;
+      if (::recvfrom(garbage->get(), in, sizeof in, 0, reinterpret_cast<sockaddr*>(&from), &len) <
+          0) {
+        continue;
+      }
+      for (auto& b : junk) b = static_cast<unsigned char>((x = x * 1103515245 + 12345) >> 24);
+      junk[0] = 0xc0 | (junk[0] & 0x0f);  // a long header, Initial
+      (void)::sendto(garbage->get(), junk.data(), junk.size(), 0,
+                     reinterpret_cast<sockaddr*>(&from), len);
+      ++answered;
+    }
+  });
+  StartServer("ecdsa-p256", "X25519");  // only for Options(); its port is not used
+  LoadOptions o = Options("X25519", ConnMode::kFresh);
+  o.target = *LocalAddress(garbage->get());
+  o.duration = 200'000'000;
+  o.warmup = 0;
+  o.rate = 20;
+  o.timeout = 600'000'000;
+  const Nanos start = MonotonicNow();
+  auto r = RunLoad(o, nullptr);
+  stop = true;
+  echo.join();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_FALSE(r->connections.empty());
+  EXPECT_GT(answered.load(), 0);
+  for (const ConnectionRecord& c : r->connections) {
+    EXPECT_EQ(c.error, ErrorClass::kTimeout) << c.error_detail;
+    EXPECT_EQ(c.tls_done, 0);
+  }
+  EXPECT_FALSE(Summarize(*r).valid());
+  EXPECT_LT(MonotonicNow() - start, 5'000'000'000);
+}
+
+TEST_F(QuicLoadTest, AServerStoppedMidFlightLeavesEveryConnectionClassified) {
+  StartServer("ml-dsa-65", "X25519");
+  LoadOptions o = Options("X25519", ConnMode::kFresh);
+  o.path = "/payload/1M";  // long responses, so some are in flight at the stop
+  o.duration = 1'000'000'000;
+  o.warmup = 0;
+  o.rate = 40;
+  o.timeout = 1'000'000'000;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    server_->Stop();
+  });
+  const Nanos start = MonotonicNow();
+  auto r = RunLoad(o, nullptr);
+  stopper.join();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  size_t ok = 0, failed = 0;
+  for (const ConnectionRecord& c : r->connections) {
+    if (c.ok()) {
+      ++ok;
+      continue;
+    }
+    ++failed;
+    EXPECT_TRUE(c.error == ErrorClass::kRefused || c.error == ErrorClass::kClosed ||
+                c.error == ErrorClass::kTimeout)
+        << ErrorClassName(c.error) << ": " << c.error_detail;
+    EXPECT_NE(c.closed, 0);
+  }
+  EXPECT_GT(ok, 0u);      // before the stop
+  EXPECT_GT(failed, 0u);  // after it
+  EXPECT_FALSE(Summarize(*r).valid());
+  EXPECT_LT(MonotonicNow() - start, 6'000'000'000);  // the schedule, then at most the timeout
 }
 
 // Cli: serve over TCP and QUIC on one port number; load over h3 verifying the chain, with the
