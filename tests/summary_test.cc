@@ -533,6 +533,11 @@ TEST(SamplesCsv, FixedHeaderAndQuotedDetailRoundTrip) {
   warm.measured = false;
   warm.resumed = true;
   warm.signature_scheme = 0;
+  warm.protocol = Protocol::kH3;  // over QUIC: its datagrams, and no connect phase
+  warm.initial_datagrams = 2;
+  warm.handshake_datagrams_sent = 4;
+  warm.handshake_datagrams_received = 9;
+  warm.amplification_limited = true;
   const std::string detail = "alert \"handshake_failure\", then\nclosed";
   run.AddFailed(200, ErrorClass::kTlsAlert).error_detail = detail;
   std::ostringstream out;
@@ -570,6 +575,14 @@ TEST(SamplesCsv, FixedHeaderAndQuotedDetailRoundTrip) {
   EXPECT_EQ(rows[2][col("measured")], "0");
   EXPECT_EQ(rows[2][col("resumed")], "1");
   EXPECT_EQ(rows[2][col("sigalg")], "");
+  EXPECT_EQ(rows[1][col("protocol")], "h1");
+  EXPECT_EQ(rows[1][col("amplification_limited")], "0");
+  EXPECT_EQ(rows[2][col("protocol")], "h3");
+  EXPECT_EQ(rows[2][col("connect_us")], "");
+  EXPECT_EQ(rows[2][col("initial_datagrams")], "2");
+  EXPECT_EQ(rows[2][col("handshake_datagrams_sent")], "4");
+  EXPECT_EQ(rows[2][col("handshake_datagrams_received")], "9");
+  EXPECT_EQ(rows[2][col("amplification_limited")], "1");
   // Failed connection: undefined phases and timestamps are empty, the detail round-trips.
   EXPECT_EQ(rows[3][col("error")], "tls-alert");
   EXPECT_EQ(rows[3][col("error_detail")], detail);
