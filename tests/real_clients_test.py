@@ -5,7 +5,9 @@ libraries as clients (issue 17): what they negotiate with the three servers `ser
 (`serve --clients`) recorded of them. All on 127.0.0.1. Asserted:
 - Debian's headless Chromium (tests/browser/fetch_tls.mjs, trusting exactly each server's leaf
   key) gets 200 "OK\\n" from every server over TLS 1.3, group X25519MLKEM768, cipher
-  AES_128_GCM, as Chromium's own network stack reports them (CDP securityDetails).
+  AES_128_GCM, as Chromium's own network stack reports them (CDP securityDetails); and over
+  HTTP/3 from the embedded server (`serve --protocol h1,h3`, QUIC forced for its origin):
+  protocol h3, QUIC, X25519MLKEM768, with no HTTP/3 error on the server's side.
 - The system's curl and Python (urllib; Debian's OpenSSL 3.0, no ML-KEM) get "OK\\n" from every
   server, verifying it against the CA `serve --write-ca` wrote.
 - The set-up's OpenSSL 3.5 `s_client -sigalgs mldsa65` against an embedded server holding an
@@ -130,9 +132,13 @@ def rows(db_path):
         db.close()
 
 
-def check_browser(node, modules, chromium, servers, spkis, failures):
+def check_browser(node, modules, chromium, servers, spkis, failures, quic=False):
+    """Chromium fetches every server's / once: over TLS over TCP, or with `quic` over HTTP/3
+    (QUIC forced for those origins: Chromium's network stack then reports protocol h3 and, for
+    the TLS inside QUIC, "QUIC" as the security protocol)."""
+    forced = ["--quic", ",".join(s.address for s in servers)] if quic else []
     out = subprocess.run([node, FETCH_TLS, "--modules", modules, "--chromium", chromium,
-                          "--spki", ",".join(spkis), *[s.url for s in servers]],
+                          "--spki", ",".join(spkis), *forced, *[s.url for s in servers]],
                          capture_output=True, text=True, timeout=90)
     try:
         result = json.loads(out.stdout)
@@ -154,9 +160,12 @@ def check_browser(node, modules, chromium, servers, spkis, failures):
         if fetch["status"] != 200 or fetch["body"] != "OK\n":
             failures.append(f"chromium ← {server.name}: status {fetch['status']} body "
                             f"{fetch['body']!r}, expected 200 'OK\\n'")
-        if got != ("TLS 1.3", "X25519MLKEM768", "AES_128_GCM"):
-            failures.append(f"chromium ← {server.name}: negotiated {got}, expected "
-                            f"('TLS 1.3', 'X25519MLKEM768', 'AES_128_GCM')")
+        wanted = ("QUIC" if quic else "TLS 1.3", "X25519MLKEM768", "AES_128_GCM")
+        if got != wanted:
+            failures.append(f"chromium ← {server.name}: negotiated {got}, expected {wanted}")
+        if quic and fetch.get("protocol") != "h3":
+            failures.append(f"chromium ← {server.name}: HTTP version {fetch.get('protocol')!r}, "
+                            f"expected 'h3'")
     if len(result["fetches"]) != len(servers):
         failures.append(f"chromium: {len(result['fetches'])} fetches, expected {len(servers)}")
 
@@ -284,7 +293,10 @@ def main():
                                                     os.path.join(work, kind)], work))
             servers.append(Server("mldsa", bench, ["--cert", "ml-dsa-65", "--clients", mldsa_db,
                                                    "--duration", "120s"], work))
-            web, mldsa = servers[:3], servers[3]
+            # HTTP/3: the embedded server on TCP and UDP, one port number.
+            servers.append(Server("h3", bench, ["--protocol", "h1,h3", "--cert", "ecdsa-p256",
+                                                "--duration", "120s"], work))
+            web, mldsa, h3 = servers[:3], servers[3], servers[4]
             spkis = []
             for s in web:
                 body, version, cipher, leaf = python_fetch(s.url, s.ca)
@@ -297,9 +309,16 @@ def main():
                 if rc != 0 or body != "OK\n":
                     failures.append(f"curl ← {s.name}: exit {rc}, body {body!r}: {using}")
             check_browser(node, modules, chromium, web, spkis, failures)
+            _, _, _, h3_leaf = python_fetch(h3.url, h3.ca)
+            check_browser(node, modules, chromium, [h3], [spki_hash(openssl, h3_leaf)], failures,
+                          quic=True)
             check_s_client(openssl, mldsa, failures)
         finally:
             outputs = {s.name: s.stop() for s in servers}
+        # The HTTP/3 server saw Chromium's QUIC connection through without an HTTP/3 error.
+        h3_out = outputs["h3"]
+        if re.search(r"errors\s+none", h3_out) is None:
+            failures.append(f"h3 server: errors at stop:\n{h3_out}")
         recorded = check_recorded("embedded", outputs["embedded"], clients_db, failures)
         recorded_mldsa = check_recorded("mldsa", outputs["mldsa"], mldsa_db, failures)
         check_observatory(recorded, recorded_mldsa, failures)

@@ -20,6 +20,10 @@
 namespace pqc::quic {
 namespace {
 
+// kMaxClientBidiStreams: request streams a client may open over a connection's life, as
+// nghttp3 counts them (2^60: any stream ID QUIC can carry).
+constexpr uint64_t kMaxClientBidiStreams = uint64_t{1} << 60;
+
 // kStopCheck: the longest a worker sleeps before it looks at the stop flag again.
 constexpr int kStopCheckMs = 50;
 
@@ -131,6 +135,11 @@ Result<H3ConnPtr> NewServerSession(ServerConn* c) {
   if (int rv = nghttp3_conn_server_new(&h3, &cb, &settings, nghttp3_mem_default(), c); rv != 0) {
     return H3Error("creating a server session", rv);
   }
+  // nghttp3 checks the request stream IDs a client names (in PRIORITY_UPDATE, which Chromium
+  // sends on its control stream before the request stream it prioritises arrives) against this
+  // limit, 0 unless set: every such frame would be an H3_ID_ERROR. OpenSSL enforces the real
+  // stream limit (it raises it as streams close), so nghttp3's is only the ceiling of an ID.
+  nghttp3_conn_set_max_client_streams_bidi(h3, kMaxClientBidiStreams);
   return H3ConnPtr(h3);
 }
 

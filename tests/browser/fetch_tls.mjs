@@ -7,7 +7,11 @@
 // It prints one JSON object on stdout for tests/real_clients_test.py to judge, and exits 0
 // when every URL answered (the judging is the caller's).
 //
-// usage: node fetch_tls.mjs --modules DIR --chromium PATH --spki HASH[,HASH...] URL...
+// --quic HOST:PORT[,HOST:PORT...] forces HTTP/3 over QUIC for those origins (Chromium's
+// --origin-to-force-quic-on: no Alt-Svc discovery, no fallback to TCP); QUIC is off otherwise.
+//
+// usage: node fetch_tls.mjs --modules DIR --chromium PATH --spki HASH[,HASH...]
+//        [--quic HOST:PORT[,...]] URL...
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +23,8 @@ const watchdog = setTimeout(() => {
   process.exit(3);
 }, kTimeoutMs);
 
-const kUsage = 'usage: --modules DIR --chromium PATH --spki HASH[,HASH...] URL...';
+const kUsage =
+    'usage: --modules DIR --chromium PATH --spki HASH[,HASH...] [--quic HOST:PORT[,...]] URL...';
 const options = {};
 const urls = [];
 for (let i = 2; i < process.argv.length; ++i) {
@@ -62,9 +67,11 @@ try {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: options.chromium,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run',
            '--disable-background-networking', '--disable-component-update', '--disable-sync',
-           `--ignore-certificate-errors-spki-list=${options.spki}`],
+           `--ignore-certificate-errors-spki-list=${options.spki}`,
+           ...(options.quic ? ['--enable-quic', `--origin-to-force-quic-on=${options.quic}`]
+                            : ['--disable-quic'])],
   });
   const page = context.pages()[0] ?? await context.newPage();
   result.userAgent = await page.evaluate(() => navigator.userAgent);
@@ -81,7 +88,7 @@ try {
       fetch.status = response.status();
       fetch.body = await response.text();
       const reported = seen.get(url);
-      fetch.protocol = reported?.protocol;  // the HTTP version (h2, http/1.1)
+      fetch.protocol = reported?.protocol;  // the HTTP version (http/1.1, h2, h3)
       fetch.securityDetails = reported?.securityDetails ?? null;
     } catch (e) {
       fetch.error = String(e && e.message || e);
