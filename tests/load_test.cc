@@ -13,6 +13,7 @@
 #include "client/load_runner.h"
 #include "client/summary.h"
 #include "embedded_fixture.h"
+#include "measured.h"
 #include "server/embedded_server.h"
 #include "tls/cert_chain.h"
 
@@ -56,11 +57,7 @@ class LoadTest : public ::testing::Test {
   }
 
   static std::vector<const ConnectionRecord*> Measured(const LoadResult& r) {
-    std::vector<const ConnectionRecord*> out;
-    for (const ConnectionRecord& c : r.connections) {
-      if (c.measured) out.push_back(&c);
-    }
-    return out;
+    return test::Measured(r);
   }
 
   std::unique_ptr<CertChain> chain_;

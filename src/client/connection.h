@@ -12,6 +12,7 @@
 #include "client/record.h"
 #include "client/session_store.h"
 #include "net/event_loop.h"
+#include "tls/inspector.h"
 #include "tls/ossl_ptr.h"
 
 namespace pqc {
@@ -59,5 +60,9 @@ class Connection {
 
 // MakeConnection: a connection of the options' protocol (h1: TCP, h3: QUIC), not yet started.
 std::unique_ptr<Connection> MakeConnection(ConnectionEnv& env, ConnectionRecord record);
+
+// RecordNegotiated: what a completed handshake negotiated and its messages' sizes, from the
+// message callback's facts and the connection, into `record` (over TCP and QUIC alike).
+void RecordNegotiated(const HandshakeFacts& facts, SSL* ssl, ConnectionRecord& record);
 
 }  // namespace pqc

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 #include <openssl/err.h>
 
-#include "client/tcp_connection.h"
 #include "quic/wire_counts.h"
-#include "tls/algorithms.h"
 
 namespace pqc {
 namespace {
@@ -30,13 +28,6 @@ ErrorClass ClassOf(quic::H3Failure f) {
 }
 
 }  // namespace
-
-std::unique_ptr<Connection> MakeConnection(ConnectionEnv& env, ConnectionRecord record) {
-  if (env.options->protocol == Protocol::kH3) {
-    return std::make_unique<QuicConnection>(env, std::move(record));
-  }
-  return std::make_unique<TcpConnection>(env, std::move(record));
-}
 
 QuicConnection::QuicConnection(ConnectionEnv& env, ConnectionRecord record)
     : Connection(env, std::move(record)) {
@@ -121,19 +112,7 @@ void QuicConnection::RecordHandshake() {
   record_.handshake_datagrams_received = w.datagrams_received;
   record_.initial_datagrams = w.first_flight_datagrams;
   record_.amplification_limited = quic::AmplificationLimited(w);
-  const HandshakeFacts& f = client_->watch().facts;
-  record_.client_hello_bytes = f.client_hello_bytes;
-  record_.server_hello_bytes = f.server_hello_bytes;
-  record_.certificate_bytes = f.certificate_bytes;
-  record_.certificate_verify_bytes = f.certificate_verify_bytes;
-  record_.signature_scheme = f.signature_scheme;
-  record_.hrr = f.hrr();
-  SSL* ssl = client_->ssl();
-  record_.resumed = SSL_session_reused(ssl) == 1;
-  if (const char* group = SSL_get0_group_name(ssl)) record_.group = CanonicalGroupName(group);
-  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl)) {
-    record_.cipher = SSL_CIPHER_get_name(cipher);
-  }
+  RecordNegotiated(client_->watch().facts, client_->ssl(), record_);
 }
 
 bool QuicConnection::RecordRequests() {

@@ -75,7 +75,7 @@ void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
         Stamp(r.sent, t0), Stamp(r.first_byte, t0), Stamp(r.last_byte, t0),
         has_request ? std::to_string(r.status) : std::string(),
         has_request ? std::to_string(r.body_bytes) : std::string(),  //
-        c.first_request, c.request_count,  //
+        c.first_request, c.request_count,                            //
         ProtocolName(c.protocol), c.initial_datagrams, c.handshake_datagrams_sent,
         c.handshake_datagrams_received, c.amplification_limited);
   }

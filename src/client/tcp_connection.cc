@@ -8,7 +8,6 @@
 
 #include "net/socket.h"
 #include "net/tcp_info.h"
-#include "tls/algorithms.h"
 #include "tls/ssl_error.h"
 #include "tls/ssl_failure.h"
 
@@ -167,16 +166,7 @@ bool TcpConnection::StepHandshake() {
   record_.handshake_bytes_written = BIO_number_written(SSL_get_wbio(ssl_.get()));
   record_.handshake_bytes_read = BIO_number_read(SSL_get_rbio(ssl_.get()));
   record_.handshake_segments_read = DataSegmentsIn(fd_.get());
-  record_.client_hello_bytes = facts_.client_hello_bytes;
-  record_.server_hello_bytes = facts_.server_hello_bytes;
-  record_.certificate_bytes = facts_.certificate_bytes;
-  record_.certificate_verify_bytes = facts_.certificate_verify_bytes;
-  record_.signature_scheme = facts_.signature_scheme;
-  record_.hrr = facts_.hrr();
-  record_.resumed = SSL_session_reused(ssl_.get()) == 1;
-  if (const char* group = SSL_get0_group_name(ssl_.get()))
-    record_.group = CanonicalGroupName(group);
-  record_.cipher = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl_.get()));
+  RecordNegotiated(facts_, ssl_.get(), record_);
   if (record_.early_bytes > 0) {
     if (SSL_get_early_data_status(ssl_.get()) == SSL_EARLY_DATA_ACCEPTED) {
       record_.early_data = EarlyData::kAccepted;
