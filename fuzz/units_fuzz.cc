@@ -1,8 +1,8 @@
 // units_fuzz — libFuzzer target for the quantity parsers (durations, sizes, bit rates,
-// percentages, event rates) that every front end shares. Besides crashes it checks what the
-// callers rely on: results in range, and sizes surviving FormatSize → ParseSize, the path a
-// payload size takes into an arm name and back, and every accepted quantity being its number
-// times its unit (a value must never wrap or saturate on the way to an integer).
+// percentages, event rates) that every front end shares, and the protocol list of `serve`. Besides
+// crashes it checks what the callers rely on: results in range, and sizes surviving FormatSize →
+// ParseSize, the path a payload size takes into an arm name and back, and every accepted quantity
+// being its number times its unit (a value must never wrap or saturate on the way to an integer).
 //
 // Input: the text given to every parser.
 #include <charconv>
@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/protocol.h"
 #include "core/units.h"
 #include "split_input.h"
 
@@ -75,6 +76,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(std::isfinite(*r) && *r > 0);
   } else {
     Check(!r.error().message.empty());
+  }
+
+  // The protocol list of `serve --protocol`: one or two distinct names, each surviving its
+  // name's round trip.
+  if (auto list = pqc::ParseProtocolList(text)) {
+    Check(!list->empty() && list->size() <= 2);
+    Check(list->size() == 1 || (*list)[0] != (*list)[1]);
+    for (pqc::Protocol p : *list) {
+      auto again = pqc::ParseProtocol(pqc::ProtocolName(p));
+      Check(again.ok() && *again == p);
+    }
+  } else {
+    Check(!list.error().message.empty());
   }
   return 0;
 }

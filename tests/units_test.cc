@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/protocol.h"
 #include "core/slow_start.h"
 
 namespace pqc {
@@ -153,4 +154,24 @@ TEST(Format, RoundTripsThroughItsParser) {
   EXPECT_EQ(pqc::FormatPercent(0.3), "30%");
   EXPECT_EQ(pqc::FormatPercent(0.03), "3%");
   EXPECT_EQ(pqc::FormatPercent(0.005), "0.5%");
+}
+
+TEST(Protocol, NamesAndListsParseAndBadOnesSayWhatIsValid) {
+  EXPECT_EQ(*pqc::ParseProtocol("h1"), pqc::Protocol::kH1);
+  EXPECT_EQ(*pqc::ParseProtocol("http/3"), pqc::Protocol::kH3);
+  EXPECT_EQ(pqc::ProtocolName(pqc::Protocol::kH3), "h3");
+  auto both = pqc::ParseProtocolList("h3,h1");
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(*both, (std::vector<pqc::Protocol>{pqc::Protocol::kH3, pqc::Protocol::kH1}));
+  auto h2 = pqc::ParseProtocol("h2");
+  ASSERT_FALSE(h2.ok());
+  EXPECT_NE(h2.error().message.find("valid: h1"), std::string::npos) << h2.error().message;
+  for (const char* bad : {"", "h1,", ",h3", "h1,h1", "h1,h3,h1", "H1"}) {
+    auto list = pqc::ParseProtocolList(bad);
+    EXPECT_FALSE(list.ok()) << bad;
+    if (!list.ok()) {
+      EXPECT_NE(list.error().message.find(std::string("'") + bad), std::string::npos)
+          << list.error().message;
+    }
+  }
 }

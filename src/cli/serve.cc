@@ -309,6 +309,18 @@ Result<Servers> StartServers(const ServerOptions& options, const std::vector<Pro
 }
 
 int ServeEmbedded(const ServeFlags& f) {
+  auto protocols = ParseProtocolList(f.protocol);
+  if (!protocols) {
+    return ReportError(
+        "serve",
+        MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
+  }
+  if (!f.clients.empty() &&
+      std::find(protocols->begin(), protocols->end(), Protocol::kH1) == protocols->end()) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--clients records ClientHellos over TCP: give "
+                                          "--protocol h1,h3 (or h1) with it"));
+  }
   ServerOptions options;
   auto addr = ParseAddress(f.listen);
   if (!addr) return ReportError("serve", addr.error());
@@ -335,12 +347,6 @@ int ServeEmbedded(const ServeFlags& f) {
     if (!w) return ReportError("serve", w.error());
     clients = std::move(*w);
     options.clients = clients.get();
-  }
-  auto protocols = ParseProtocolList(f.protocol);
-  if (!protocols) {
-    return ReportError(
-        "serve",
-        MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
   }
   auto servers = StartServers(options, *protocols);
   if (!servers) return ReportError("serve", Explain(servers.error()));
