@@ -183,7 +183,7 @@ if [ -n "$want_peers" ]; then
   # The recipe number is part of the cache key: bump it when the configure flags change.
   # OKEY ends with OpenSSL's own recipe (-rN, openssl_variant.sh), so every OpenSSL build,
   # a rebuild by a newer recipe included, gets an nginx of its own.
-  NGINX_RECIPE=2
+  NGINX_RECIPE=3
   NGX=$(find_built "nginx-1.26.*-openssl-$OKEY-r$NGINX_RECIPE" || true)
   if [ -z "$NGX" ]; then
     fetched=$(fetch_upstream nginx 1.26 trixie)
@@ -194,7 +194,7 @@ if [ -n "$want_peers" ]; then
     log "building nginx $NVER against OpenSSL $OVER"
     tar -xf "$NTAR" -C "$BUILD" --strip-components=1
     (cd "$BUILD" &&
-      ./configure --prefix="$NGX" --with-http_ssl_module --with-http_v2_module \
+      ./configure --prefix="$NGX" --with-http_ssl_module --with-http_v2_module --with-http_v3_module \
         --with-threads --with-file-aio --with-pcre \
         --with-cc-opt="-I$OSSL/include -O2" \
         --with-ld-opt="-L$OSSL/$OSSL_LIB -Wl,-rpath,$OSSL/$OSSL_LIB" >"$BUILD/configure.log" 2>&1 &&

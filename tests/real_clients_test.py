@@ -6,8 +6,9 @@ libraries as clients (issue 17): what they negotiate with the three servers `ser
 - Debian's headless Chromium (tests/browser/fetch_tls.mjs, trusting exactly each server's leaf
   key) gets 200 "OK\\n" from every server over TLS 1.3, group X25519MLKEM768, cipher
   AES_128_GCM, as Chromium's own network stack reports them (CDP securityDetails); and over
-  HTTP/3 from the embedded server (`serve --protocol h1,h3`, QUIC forced for its origin):
-  protocol h3, QUIC, X25519MLKEM768, with no HTTP/3 error on the server's side.
+  HTTP/3 from the embedded server and nginx (`serve [--nginx] --protocol h1,h3`, QUIC forced
+  for their origins): protocol h3, QUIC, X25519MLKEM768, with no HTTP/3 error on the embedded
+  server's side.
 - The system's curl and Python (urllib; Debian's OpenSSL 3.0, no ML-KEM) get "OK\\n" from every
   server, verifying it against the CA `serve --write-ca` wrote.
 - The set-up's OpenSSL 3.5 `s_client -sigalgs mldsa65` against an embedded server holding an
@@ -296,7 +297,10 @@ def main():
             # HTTP/3: the embedded server on TCP and UDP, one port number.
             servers.append(Server("h3", bench, ["--protocol", "h1,h3", "--cert", "ecdsa-p256",
                                                 "--duration", "120s"], work))
-            web, mldsa, h3 = servers[:3], servers[3], servers[4]
+            servers.append(Server("nginx-h3", bench, ["--nginx", "--protocol", "h1,h3",
+                                                      "--work-dir",
+                                                      os.path.join(work, "nginx-h3")], work))
+            web, mldsa, h3 = servers[:3], servers[3], servers[4:6]
             spkis = []
             for s in web:
                 body, version, cipher, leaf = python_fetch(s.url, s.ca)
@@ -309,9 +313,8 @@ def main():
                 if rc != 0 or body != "OK\n":
                     failures.append(f"curl ← {s.name}: exit {rc}, body {body!r}: {using}")
             check_browser(node, modules, chromium, web, spkis, failures)
-            _, _, _, h3_leaf = python_fetch(h3.url, h3.ca)
-            check_browser(node, modules, chromium, [h3], [spki_hash(openssl, h3_leaf)], failures,
-                          quic=True)
+            h3_spkis = [spki_hash(openssl, python_fetch(s.url, s.ca)[3]) for s in h3]
+            check_browser(node, modules, chromium, h3, h3_spkis, failures, quic=True)
             check_s_client(openssl, mldsa, failures)
         finally:
             outputs = {s.name: s.stop() for s in servers}

@@ -247,6 +247,7 @@ int ServeWithPeer(const ServeFlags& f) {
   n.work_dir = f.work_dir;
   n.listen = f.listen;
   n.config.groups = f.groups;
+  n.config.quic = f.protocol != "h1";  // h1,h3 (ServeMain refused the rest)
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
   n.config.early_data = f.early_data == "on";
@@ -402,10 +403,18 @@ int ServeMain(int argc, char** argv) {
   }
   const bool peer = flags.use_nginx || flags.use_haproxy;
   if (peer && flags.protocol != "h1") {
-    return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--protocol: nginx and HAProxy serve h1 here (the "
-                                          "set-up builds them without HTTP/3 for now); h3 is the "
-                                          "embedded server's"));
+    auto protocols = ParseProtocolList(flags.protocol);
+    const bool both = protocols && protocols->size() == 2;
+    if (!flags.use_nginx || !both) {
+      return ReportError(
+          "serve",
+          MakeError(ErrorKind::kUsage,
+                    flags.use_nginx ? "--protocol with --nginx: h1, or h1,h3 (nginx listens on "
+                                      "TCP whenever it serves HTTP/3 on UDP)"
+                                    : "--protocol with --haproxy: h1 only (the set-up builds "
+                                      "HAProxy without QUIC for now); h3 is the embedded "
+                                      "server's and nginx's"));
+    }
   }
   if (peer && !flags.clients.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

@@ -63,6 +63,14 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("  default_type application/octet-stream;");
   line("  server {{");
   line("    listen {} ssl;", listen);
+  if (c.quic) {
+    // HTTP/3 on the TCP port's number (nginx's http_v3_module over OpenSSL's QUIC
+    // compatibility layer): reuseport keeps each client's datagrams on one worker; no Retry,
+    // as the embedded server (the anti-amplification limit is what an arm measures).
+    line("    listen {} quic reuseport;", listen);
+    line("    http3 on;");
+    line("    quic_retry off;");
+  }
   line("    ssl_protocols TLSv1.3;");
   // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.
   for (const ServerCert& cert : c.certs) {
