@@ -217,9 +217,10 @@ if [ -n "$want_peers" ]; then
   # Built as upstream releases it, with Debian 13's tarball: PCRE2 (whose -dev package nginx
   # needs anyway) for regular expressions, Lua 5.4 (the target's /payload/<size> bodies are a
   # Lua service: HAProxy answers from its configuration only what fits one 16 KiB buffer), no
-  # sd_notify. The options are passed to the install step too: HAProxy's Makefile rebuilds when
-  # they differ from the build's.
-  HAPROXY_RECIPE=2
+  # sd_notify; QUIC through HAProxy's OpenSSL compatibility layer (HTTP/3 arms: OpenSSL 3.5's
+  # QUIC TLS API is not one HAProxy 3.0 speaks). The options are passed to the install step
+  # too: HAProxy's Makefile rebuilds when they differ from the build's.
+  HAPROXY_RECIPE=3
   HAP=$(find_built "haproxy-3.0.*-openssl-$OKEY-r$HAPROXY_RECIPE" || true)
   if [ -z "$HAP" ]; then
     fetched=$(fetch_upstream haproxy 3.0 trixie)
@@ -232,7 +233,8 @@ if [ -n "$want_peers" ]; then
     tar -xf "$HTAR" -C "$BUILD" --strip-components=1
     hap_opts=(TARGET=linux-glibc USE_OPENSSL=1 "SSL_INC=$OSSL/include" "SSL_LIB=$OSSL/$OSSL_LIB"
       USE_PCRE2=1 USE_LUA=1 LUA_INC=/usr/include/lua5.4 LUA_LIB_NAME=lua5.4
-      USE_SYSTEMD=0 "ADDLIB=-Wl,-rpath,$OSSL/$OSSL_LIB" "PREFIX=$HAP")
+      USE_SYSTEMD=0 USE_QUIC=1 USE_QUIC_OPENSSL_COMPAT=1 "ADDLIB=-Wl,-rpath,$OSSL/$OSSL_LIB"
+      "PREFIX=$HAP")
     (make -C "$BUILD" -j"$(nproc)" "${hap_opts[@]}" >"$BUILD/make.log" 2>&1 &&
       make -C "$BUILD" "${hap_opts[@]}" install-bin >"$BUILD/install.log" 2>&1) ||
       die "HAProxy build against OpenSSL $OVER (PQC_OPENSSL=$REQ) failed; see $BUILD/*.log"
@@ -248,6 +250,7 @@ if [ -n "$want_peers" ]; then
   $(grep -F 'OpenSSL version' <<<"$hap_version" | paste -sd ';' -)"
   fi
   grep -qF "Built with Lua version" <<<"$hap_version" || die "HAProxy at $HAP is built without Lua"
+  grep -qF "+QUIC_OPENSSL_COMPAT" <<<"$hap_version" || die "HAProxy at $HAP is built without QUIC"
   ln -sfn "$NGX/sbin/nginx" "$PEERS/nginx"
   ln -sfn "$HAP/sbin/haproxy" "$PEERS/haproxy"
 fi

@@ -855,14 +855,14 @@ TEST(RunTest, DualCertificateScenarioServesEachClientKindItsChain) {
 }
 
 // The shipped HTTP/3 study, short, as root at its 70 ms network with the hybrid, on the embedded
-// server and on nginx: h1 and h3 side by side on one server per trial; an h3 arm has no
+// server, nginx and HAProxy: h1 and h3 side by side on one server per trial; an h3 arm has no
 // connect phase, and the report's round-trip table gives each h3 arm the QUIC model's
 // expectation (an ecdsa-p256 flight within the Initials' 3× budget: 1; ml-dsa-65's beyond it:
 // 2), which the measurement meets.
 TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (the emulated network)";
   TempDir tmp;
-  for (const char* target : {"embedded", "nginx"}) {
+  for (const char* target : {"embedded", "nginx", "haproxy"}) {
     SCOPED_TRACE(target);
     std::string dir;
     auto summary =

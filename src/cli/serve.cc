@@ -404,16 +404,11 @@ int ServeMain(int argc, char** argv) {
   const bool peer = flags.use_nginx || flags.use_haproxy;
   if (peer && flags.protocol != "h1") {
     auto protocols = ParseProtocolList(flags.protocol);
-    const bool both = protocols && protocols->size() == 2;
-    if (!flags.use_nginx || !both) {
-      return ReportError(
-          "serve",
-          MakeError(ErrorKind::kUsage,
-                    flags.use_nginx ? "--protocol with --nginx: h1, or h1,h3 (nginx listens on "
-                                      "TCP whenever it serves HTTP/3 on UDP)"
-                                    : "--protocol with --haproxy: h1 only (the set-up builds "
-                                      "HAProxy without QUIC for now); h3 is the embedded "
-                                      "server's and nginx's"));
+    if (!protocols || protocols->size() != 2) {
+      return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                            "--protocol with --nginx or --haproxy: h1, or h1,h3 "
+                                            "(they listen on TCP whenever they serve HTTP/3 on "
+                                            "UDP)"));
     }
   }
   if (peer && !flags.clients.empty()) {

@@ -107,11 +107,6 @@ Status ValidateH3(const ArmSettings& s) {
         "nor accepts early data over QUIC); measure 0-RTT over h1, or resumption (mode resume) "
         "over h3");
   }
-  if (s.target == TargetKind::kHaproxy) {
-    return Bad(
-        "protocol h3 with target = \"haproxy\": the set-up builds HAProxy without QUIC for now; "
-        "run h3 arms against the embedded server, nginx or your own (external)");
-  }
   if (s.request_interval > 0) {
     return Bad(
         "protocol h3 with request_interval: an HTTP/3 connection sends its requests one after "

@@ -45,6 +45,13 @@ std::string BindAddress(const std::string& listen) {
   return "ipv6@" + listen.substr(1, close - 1) + listen.substr(close + 1);
 }
 
+// QuicBindAddress: the same address as HAProxy's QUIC listener ("quic4@" or "quic6@").
+std::string QuicBindAddress(const std::string& listen) {
+  if (!listen.starts_with('[')) return "quic4@" + listen;
+  const size_t close = listen.find(']');
+  return "quic6@" + listen.substr(1, close - 1) + listen.substr(close + 1);
+}
+
 Status ReadFile(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -83,6 +90,9 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   line("  maxconn {}", maxconn);
   // 0: no session cache (resumption by tickets only, as the arm asks).
   if (!c.session_cache) line("  tune.ssl.cachesize 0");
+  // QUIC over OpenSSL's TLS through HAProxy's compatibility layer (built USE_QUIC_OPENSSL_COMPAT),
+  // which it enables only when told: no 0-RTT there.
+  if (c.quic) line("  limited-quic");
   // One Lua state per thread: a shared one would serialise every payload on its lock.
   if (!c.payload_sizes.empty()) line("  lua-load-per-thread {}", Quoted(f.lua));
   line("");
@@ -98,19 +108,20 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   line("frontend pqc");
   // prefer-client-ciphers: the client's order picks the cipher suite, as nginx and the
   // embedded server let it (HAProxy's default is its own order, AES-256 first).
-  std::string bind = fmt::format(
-      "  bind {} ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers", BindAddress(listen));
+  std::string tls = " ssl ssl-min-ver TLSv1.3 prefer-client-ciphers";
   // Every chain a default certificate: HAProxy picks among its certificates by SNI first, and
   // only among defaults when the client sends none (an IP address), then by the key type the
   // client's signature_algorithms can verify (ECDSA, then RSA, then any other such as ML-DSA).
   for (size_t i = 0; i < c.certs.size(); ++i) {
-    bind += " default-crt " + Quoted(HaproxyCertFile(f, i));
+    tls += " default-crt " + Quoted(HaproxyCertFile(f, i));
   }
-  if (!c.groups.empty()) bind += " curves " + Quoted(c.groups);
-  if (!c.ciphersuites.empty()) bind += " ciphersuites " + Quoted(c.ciphersuites);
-  if (!c.tickets) bind += " no-tls-tickets";
-  if (c.early_data) bind += " allow-0rtt";
-  line("{}", bind);
+  if (!c.groups.empty()) tls += " curves " + Quoted(c.groups);
+  if (!c.ciphersuites.empty()) tls += " ciphersuites " + Quoted(c.ciphersuites);
+  if (!c.tickets) tls += " no-tls-tickets";
+  line("  bind {}{} alpn http/1.1{}", BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
+  // HTTP/3 on the same port number over UDP, with the same chains and groups (no Retry unless
+  // asked: quic-force-retry is off by default).
+  if (c.quic) line("  bind {}{} alpn h3", QuicBindAddress(listen), tls);
   line("  http-request return status 200 content-type text/plain file {} if {{ path / }}",
        Quoted(f.ok_body));
   if (!c.payload_sizes.empty()) {
