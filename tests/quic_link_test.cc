@@ -4,7 +4,8 @@
 // start (over TCP: 2 R and 3 R, with the connect) when the server's flight fits three times the
 // client's Initials; an ml-dsa-65 flight does not, with X25519 (one Initial) or X25519MLKEM768
 // (two), and costs the round trip the model (core/quic_flight.h) predicts: 2 R and 3 R. Every
-// connection's group and signature scheme are checked, and its own record of the limit.
+// connection's group and signature scheme are checked, and its own record of the limit — also
+// from the wire's side (the link's count of each QUIC flow's datagrams).
 //
 // Tolerance as in link_integration_test: round trips are round(p50 / R), ±25 ms of slack.
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "core/quic_flight.h"
 #include "embedded_fixture.h"
 #include "link/link.h"
+#include "link/udp_flows.h"
 #include "net/address.h"
 #include "quic/h3_server.h"
 #include "tls/algorithms.h"
@@ -156,6 +158,32 @@ TEST_P(QuicLinkTest, HandshakeAndFirstByteRoundTrips) {
     EXPECT_EQ(model.amplification_limited(), c.limited);
   }
   ASSERT_GE(handshake.size(), 5u);
+  // The wire's view (link/udp_flows.h), every connection of the run: one flow each, the
+  // client's Initials as the client counted them, the server's first round within 3× them —
+  // at the budget and short of the flight when the client says it was held back, the whole
+  // flight when not.
+  const UdpFlowStats wire = link_->stats().quic;
+  uint64_t initials = 0, flight = 0;
+  for (const ConnectionRecord& k : result.connections) {
+    initials += k.initial_datagrams;
+    flight += k.handshake_bytes_read;
+  }
+  EXPECT_EQ(wire.flows, result.connections.size());
+  EXPECT_EQ(wire.first_flight_datagrams, initials);
+  EXPECT_LE(wire.first_round_ratio_max, 3.0);
+  EXPECT_EQ(wire.at_budget_flows, c.limited ? wire.flows : 0u);
+  if (c.limited) {
+    EXPECT_LT(wire.first_round_bytes, flight);
+  } else {
+    EXPECT_GE(wire.first_round_bytes, flight);
+  }
+  std::printf(
+      "  %s on the wire: %llu flows, %llu Initials, first round %llu B of %llu B, at most "
+      "%.3f× the first flight\n",
+      c.name, static_cast<unsigned long long>(wire.flows),
+      static_cast<unsigned long long>(wire.first_flight_datagrams),
+      static_cast<unsigned long long>(wire.first_round_bytes),
+      static_cast<unsigned long long>(flight), wire.first_round_ratio_max);
   const double hs = Median(handshake), fb = Median(first_byte);
   std::printf("  %s at R 50 ms: handshake p50 %.2f ms, first byte p50 %.2f ms (%zu connections)\n",
               c.name, hs, fb, handshake.size());

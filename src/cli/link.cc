@@ -48,6 +48,17 @@ void PrintMoverStats(const link::MoverStats& s) {
       s.kernel_timestamps ? ""
                           : " (departures stamped when read, not by the kernel: delays "
                             "include the mover's wake-up)");
+  if (const link::UdpFlowStats& q = s.quic; q.flows > 0) {
+    // QUIC as the wire saw it (link/udp_flows.h): what the client's first flight allowed the
+    // server before the client replied (RFC 9000 §8.1: three times its bytes).
+    fmt::print(stderr,
+               "link: {} UDP flows (QUIC), {} datagrams to the server and {} to the clients; "
+               "first flights {} datagrams ({} B), the servers' first rounds {} B, at most "
+               "{:.3f}× a first flight, {} of {} answered flows at that 3× budget\n",
+               q.flows, q.datagrams_to_server, q.datagrams_to_client, q.first_flight_datagrams,
+               q.first_flight_bytes, q.first_round_bytes, q.first_round_ratio_max,
+               q.at_budget_flows, q.answered_flows);
+  }
 }
 
 }  // namespace

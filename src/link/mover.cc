@@ -100,8 +100,9 @@ Nanos TapPollInterval(const LinkProfile& profile) {
 // stats() can read them while the thread runs.
 class Direction {
  public:
-  Direction(const LinkProfile& profile, uint64_t stream, EgressReader in, int out)
-      : scheduler_(profile, stream), in_(in), out_(out) {
+  Direction(const LinkProfile& profile, uint64_t stream, EgressReader in, int out,
+            UdpFlowTally* flows, bool to_server)
+      : scheduler_(profile, stream), in_(in), out_(out), flows_(flows), to_server_(to_server) {
     std::fill(std::begin(staging_), std::end(staging_), kNoBuffer);
   }
 
@@ -121,6 +122,8 @@ class Direction {
     Arrival arrivals[kReadBatch];
     const int got = in_.Read(bufs, arrivals);
     for (int i = 0; i < got; ++i) {
+      flows_->Departed({reinterpret_cast<const unsigned char*>(bufs[i]), arrivals[i].len},
+                       to_server_);
       Nanos release = 0;
       Verdict v = heap_.size() >= kHoldLimit
                       ? Verdict::kQueueFull
@@ -145,6 +148,8 @@ class Direction {
       if (write(out_, pool_[h.buffer].data(), h.len) == static_cast<ssize_t>(h.len)) {
         ++pass_.packets;
         pass_.bytes += h.len;
+        flows_->Delivered({reinterpret_cast<const unsigned char*>(pool_[h.buffer].data()), h.len},
+                          to_server_);
       } else {
         ++pass_.write_errors;
       }
@@ -196,6 +201,8 @@ class Direction {
   PacketScheduler scheduler_;
   EgressReader in_;
   int out_;
+  UdpFlowTally* flows_;  // the site's, shared by its two directions
+  bool to_server_;
   uint32_t staging_[kReadBatch];  // receive buffers not yet holding a packet
   std::priority_queue<Held, std::vector<Held>, std::greater<Held>> heap_;
   std::vector<std::vector<char>> pool_;
@@ -381,12 +388,13 @@ Result<std::unique_ptr<Mover>> Mover::Start(std::vector<MoverSite> sites, int th
   Nanos poll = -1;
   for (size_t k = 0; k < m->sites_.size(); ++k) {
     MoverSite& site = m->sites_[k];
+    m->flows_.push_back(std::make_unique<UdpFlowTally>());
     m->to_server_.push_back(std::make_unique<mover::Direction>(
         site.profile, 2 * k, EgressReader(site.client.tun.get(), site.client.tap.get()),
-        site.server.tun.get()));
+        site.server.tun.get(), m->flows_.back().get(), true));
     m->to_client_.push_back(std::make_unique<mover::Direction>(
         site.profile, 2 * k + 1, EgressReader(site.server.tun.get(), site.server.tap.get()),
-        site.client.tun.get()));
+        site.client.tun.get(), m->flows_.back().get(), false));
     // One loop serves every site: it reads the taps often enough for the shortest delay.
     const Nanos p = mover::TapPollInterval(site.profile);
     poll = poll < 0 ? p : (p == 0 || poll == 0 ? 0 : std::min(poll, p));
@@ -428,6 +436,7 @@ MoverStats Mover::StatsOf(size_t first, size_t end) const {
   for (size_t k = first; k < end && k < to_server_.size(); ++k) {
     to_server_[k]->Snapshot(s, hist);
     to_client_[k]->Snapshot(s, hist);
+    s.quic.Add(flows_[k]->Stats());
   }
   s.release_error_p50_us = hist.PercentileMicros(0.50);
   s.release_error_p99_us = hist.PercentileMicros(0.99);

@@ -18,6 +18,7 @@
 #include "link/link_profile.h"
 #include "link/mover_stats.h"
 #include "link/tun_device.h"
+#include "link/udp_flows.h"
 
 namespace pqc::link {
 
@@ -62,7 +63,9 @@ class Mover {
   MoverStats StatsOf(size_t first, size_t end) const;
   std::vector<MoverSite> sites_;
   ScopedFd stop_;  // eventfd: readable = stop
-  // Per site: its two directions (index k in each).
+  // Per site: its UDP flows (both directions count into one) and its two directions (index k
+  // in each). The tallies outlive the directions that point to them (declared first).
+  std::vector<std::unique_ptr<UdpFlowTally>> flows_;
   std::vector<std::unique_ptr<mover::Direction>> to_server_, to_client_;
   std::vector<std::unique_ptr<mover::Loop>> loops_;
   std::vector<std::thread> threads_;

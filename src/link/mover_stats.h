@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/json_fields.h"
+#include "link/udp_flows.h"
 
 namespace pqc::link {
 
@@ -26,6 +27,8 @@ struct MoverStats {
   double release_error_p50_us = 0;
   double release_error_p99_us = 0;
   double release_error_max_us = 0;
+  // quic: the UDP flows the link carried (QUIC connections), as the wire saw them.
+  UdpFlowStats quic;
 
   // AddCounts: adds the packet, byte and drop counters of `o` (not its flags or percentiles).
   void AddCounts(const MoverStats& o) {
@@ -35,6 +38,7 @@ struct MoverStats {
     dropped_queue += o.dropped_queue;
     write_errors += o.write_errors;
     dropped_ingress += o.dropped_ingress;
+    quic.Add(o.quic);
   }
 };
 
@@ -54,6 +58,7 @@ void Fields(R& r, V& v) {
     g("p99", r.release_error_p99_us);
     g("max", r.release_error_max_us);
   });
+  v("quic", r.quic);
 }
 
 }  // namespace pqc::link
