@@ -873,6 +873,7 @@ TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
     ASSERT_EQ(summary["arms"].size(), 4u) << summary.dump();
     ExpectArmsValid(summary);
     for (const auto& arm : summary["arms"]) {
+      ASSERT_NE(arm["status"], "failed") << arm["failure"];
       const bool h3 = arm["factors"]["protocol"] == "h3";
       EXPECT_EQ(arm["phases"].contains("connect"), !h3) << arm["label"];
       EXPECT_GT(arm["phases"]["handshake"]["count"].get<int64_t>(), 0) << arm["label"];
