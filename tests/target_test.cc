@@ -463,6 +463,19 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
         "http-request use-service lua.payload if { path_beg /payload/ }"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
+  EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
+  // An h3 arm: QUIC over the compatibility layer, on the same port number with the same chains.
+  c.quic = true;
+  text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  for (const char* want :
+       {"  limited-quic\n",
+        "bind quic4@127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers "
+        "default-crt \"/w/haproxy-cert/1.pem\" default-crt \"/w/haproxy-cert/2.pem\"",
+        "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  EXPECT_NE(HaproxyConfigText(c, "[::1]:4433", f, 1024).find("bind quic6@::1:4433 ssl"),
+            std::string::npos);
   // The service knows every name of every size, and reads the bodies from the payload files.
   const std::string lua = HaproxyLuaText({10240, 100}, f);
   for (const char* want : {"\"10K\", ", "\"10240B\", ", "\"100B\", ",
@@ -499,6 +512,13 @@ TEST(NginxConfigTest, FollowsTheArm) {
   const size_t second = text.find("ssl_certificate \"/d/ml-dsa.pem\";", first);
   ASSERT_NE(second, std::string::npos) << text;
   EXPECT_NE(text.find("ssl_certificate_key \"/d/ml-dsa.key\";", second), std::string::npos);
+  EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
+  c.quic = true;  // an h3 arm: UDP on the same port, beside TCP, no Retry
+  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  for (const char* want : {"listen 127.0.0.1:4433 ssl;", "listen 127.0.0.1:4433 quic reuseport;",
+                           "http3 on;", "quic_retry off;"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
   EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
   EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
 }

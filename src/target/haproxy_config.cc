@@ -108,20 +108,24 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   line("frontend pqc");
   // prefer-client-ciphers: the client's order picks the cipher suite, as nginx and the
   // embedded server let it (HAProxy's default is its own order, AES-256 first).
-  std::string tls = " ssl ssl-min-ver TLSv1.3 prefer-client-ciphers";
   // Every chain a default certificate: HAProxy picks among its certificates by SNI first, and
   // only among defaults when the client sends none (an IP address), then by the key type the
   // client's signature_algorithms can verify (ECDSA, then RSA, then any other such as ML-DSA).
+  std::string tls;
   for (size_t i = 0; i < c.certs.size(); ++i) {
     tls += " default-crt " + Quoted(HaproxyCertFile(f, i));
   }
   if (!c.groups.empty()) tls += " curves " + Quoted(c.groups);
   if (!c.ciphersuites.empty()) tls += " ciphersuites " + Quoted(c.ciphersuites);
   if (!c.tickets) tls += " no-tls-tickets";
-  line("  bind {}{} alpn http/1.1{}", BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
+  line("  bind {} ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers{}{}",
+       BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
   // HTTP/3 on the same port number over UDP, with the same chains and groups (no Retry unless
   // asked: quic-force-retry is off by default).
-  if (c.quic) line("  bind {}{} alpn h3", QuicBindAddress(listen), tls);
+  if (c.quic) {
+    line("  bind {} ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers{}",
+         QuicBindAddress(listen), tls);
+  }
   line("  http-request return status 200 content-type text/plain file {} if {{ path / }}",
        Quoted(f.ok_body));
   if (!c.payload_sizes.empty()) {
