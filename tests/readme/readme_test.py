@@ -264,7 +264,7 @@ def main():
     def h3_load(out, before):
         assert "over HTTP/3 (QUIC)" in out, out[-2000:]
         # ml-dsa-65's flight outgrows 3× the hybrid's two Initials on every connection.
-        m = re.search(r"the client's Initials: 2 in (\d+)", out)
+        m = re.search(r"the ClientHello's Initials: 2 in (\d+)", out)
         assert m, out[-2000:]
         held = re.search(r"anti-amplification limit \(over 3× the client's Initials\): (\d+) of "
                          r"(\d+)", out)
