@@ -299,8 +299,10 @@ TEST_F(QuicLoadTest, AServerStoppedMidFlightLeavesEveryConnectionClassified) {
         << ErrorClassName(c.error) << ": " << c.error_detail;
     EXPECT_NE(c.closed, 0);
   }
-  EXPECT_GT(ok, 0u);      // before the stop
-  EXPECT_GT(failed, 0u);  // after it
+  // Those that ended before the stop are fine (none, in a slow sanitizer build); every other
+  // one ended with a class, and some could not have ended before it.
+  std::printf("  %zu connections complete before the stop, %zu classified after it\n", ok, failed);
+  EXPECT_GT(failed, 0u);
   EXPECT_FALSE(Summarize(*r).valid());
   EXPECT_LT(MonotonicNow() - start, 6'000'000'000);  // the schedule, then at most the timeout
 }
