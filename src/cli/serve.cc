@@ -107,8 +107,14 @@ void PrintSummary(const ServerStats& s) {
   if (!s.loop_error.empty()) fmt::print("event loop failed: {}\n", s.loop_error);
 }
 
+// Serves: whether `protocols` (serve --protocol) holds `p`.
+bool Serves(const std::vector<Protocol>& protocols, Protocol p) {
+  return std::find(protocols.begin(), protocols.end(), p) != protocols.end();
+}
+
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
+  std::vector<Protocol> protocols;  // --protocol, parsed in ServeMain
   std::string listen = "127.0.0.1:8443", protocol = "h1", groups = kDefaultServerGroups,
               tickets = "on", cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
               clients, nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
@@ -247,7 +253,7 @@ int ServeWithPeer(const ServeFlags& f) {
   n.work_dir = f.work_dir;
   n.listen = f.listen;
   n.config.groups = f.groups;
-  n.config.quic = f.protocol != "h1";  // h1,h3 (ServeMain refused the rest)
+  n.config.quic = Serves(f.protocols, Protocol::kH3);  // with h1 (ServeMain refused h3 alone)
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
   n.config.early_data = f.early_data == "on";
@@ -277,8 +283,8 @@ struct Servers {
 };
 
 Result<Servers> StartServers(const ServerOptions& options, const std::vector<Protocol>& protocols) {
-  const bool h1 = std::find(protocols.begin(), protocols.end(), Protocol::kH1) != protocols.end();
-  const bool h3 = std::find(protocols.begin(), protocols.end(), Protocol::kH3) != protocols.end();
+  const bool h1 = Serves(protocols, Protocol::kH1);
+  const bool h3 = Serves(protocols, Protocol::kH3);
   // Port 0 with both: the kernel's free TCP port may be taken on UDP; a few tries, each with
   // a new TCP port, before that is the error.
   const int tries = h1 && h3 && options.listen.port() == 0 ? 5 : 1;
@@ -310,18 +316,6 @@ Result<Servers> StartServers(const ServerOptions& options, const std::vector<Pro
 }
 
 int ServeEmbedded(const ServeFlags& f) {
-  auto protocols = ParseProtocolList(f.protocol);
-  if (!protocols) {
-    return ReportError(
-        "serve",
-        MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
-  }
-  if (!f.clients.empty() &&
-      std::find(protocols->begin(), protocols->end(), Protocol::kH1) == protocols->end()) {
-    return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--clients records ClientHellos over TCP: give "
-                                          "--protocol h1,h3 (or h1) with it"));
-  }
   ServerOptions options;
   auto addr = ParseAddress(f.listen);
   if (!addr) return ReportError("serve", addr.error());
@@ -349,7 +343,7 @@ int ServeEmbedded(const ServeFlags& f) {
     clients = std::move(*w);
     options.clients = clients.get();
   }
-  auto servers = StartServers(options, *protocols);
+  auto servers = StartServers(options, f.protocols);
   if (!servers) return ReportError("serve", Explain(servers.error()));
   fmt::print("listening on {} (threads {}, cert {}, groups {}, protocol {}{})\n",
              servers->address.ToString(), f.threads, certs->what, f.groups, f.protocol,
@@ -401,15 +395,24 @@ int ServeMain(int argc, char** argv) {
   if (app.count("--groups") == 0 && !flags.providers.names.empty()) {
     flags.groups = TolerantGroupList(flags.groups);
   }
+  auto protocols = ParseProtocolList(flags.protocol);
+  if (!protocols) {
+    return ReportError(
+        "serve",
+        MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
+  }
+  flags.protocols = std::move(*protocols);
   const bool peer = flags.use_nginx || flags.use_haproxy;
-  if (peer && flags.protocol != "h1") {
-    auto protocols = ParseProtocolList(flags.protocol);
-    if (!protocols || protocols->size() != 2) {
-      return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                            "--protocol with --nginx or --haproxy: h1, or h1,h3 "
-                                            "(they listen on TCP whenever they serve HTTP/3 on "
-                                            "UDP)"));
-    }
+  if (peer && !Serves(flags.protocols, Protocol::kH1)) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--protocol with --nginx or --haproxy: h1, or h1,h3 "
+                                          "(they listen on TCP whenever they serve HTTP/3 on "
+                                          "UDP)"));
+  }
+  if (!flags.clients.empty() && !Serves(flags.protocols, Protocol::kH1)) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--clients records ClientHellos over TCP: give "
+                                          "--protocol h1,h3 (or h1) with it"));
   }
   if (peer && !flags.clients.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

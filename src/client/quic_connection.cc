@@ -87,9 +87,11 @@ void QuicConnection::Step() {
 void QuicConnection::Rearm() {
   const uint32_t want = client_->WantsWrite() ? (kIoRead | kIoWrite) : kIoRead;
   if (want != interest_ && env_.loop->Modify(client_->fd(), want)) interest_ = want;
-  // QUIC's timers (loss detection, ACK delay, idle) as one loop timer at the earliest.
+  // QUIC's timers (loss detection, ACK delay, idle) as one loop timer at the earliest. A
+  // pending timer no later than that stays: firing early only runs one step that re-arms, and
+  // moving it on every step would cost the loop's heap two operations per datagram.
   const Nanos at = client_->Deadline();
-  if (at == timer_at_ && timer_ != 0) return;
+  if (timer_ != 0 && (at == 0 || timer_at_ <= at)) return;
   if (timer_ != 0) env_.loop->CancelTimer(timer_);
   timer_ = 0;
   timer_at_ = at;
