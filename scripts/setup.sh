@@ -32,6 +32,17 @@ set -euo pipefail
 CACHE="${PQC_BENCH_CACHE:-$HOME/.cache/pqc-bench}"
 log() { printf '[setup] %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+# must_build WHAT — called before anything is installed or built. Under PQC_PREBUILT=1, which
+# scripts/test.sh sets for its tests, nothing may be: test.sh's prepare step sets up and builds
+# everything a test drives before the first test starts, so that no test's timeout depends on
+# a warm cache (a cold OpenSSL build inside a test once took the README test past its limit).
+must_build() {
+  [ "${PQC_PREBUILT:-}" = 1 ] || return 0
+  die "PQC_PREBUILT=1 (set by scripts/test.sh for its tests), but $1 is not in the cache \
+($CACHE): a test may not install or build what takes minutes inside its timeout. Add it to \
+test.sh's prepare step (what its tests drive is set up and built there), or run this command \
+outside the tests."
+}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -89,6 +100,7 @@ for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  must_build "the Debian packages ${missing[*]}"
   apt_cmd=(apt-get install -y -qq --no-install-recommends "${missing[@]}")
   as_root=()
   if [ "$(id -u)" != 0 ]; then
@@ -124,6 +136,7 @@ find_built() { # newest complete build in the cache matching a glob
 WEB_RECIPE=$(cat "$here/web/package.json" "$here/web/package-lock.json" | sha256sum | cut -c1-12)
 CHARTS="$CACHE/charts-$WEB_RECIPE"
 if [ ! -f "$CHARTS/.complete" ]; then
+  must_build "the report's chart libraries"
   log "fetching the report's chart libraries (vega, vega-lite, vega-embed) from npm's registry"
   rm -rf "$CHARTS"
   python3 "$here/scripts/lib/fetch_chart_libs.py" "$here/web/package-lock.json" "$CHARTS" >&2 ||
@@ -148,6 +161,7 @@ WEB="$CACHE/web-$WEB_RECIPE"  # the browser tests' npm packages (part tests)
 NGHTTP3_RECIPE=1
 NGHTTP3=$(find_built "nghttp3-1.*-r$NGHTTP3_RECIPE" || true)
 if [ -z "$NGHTTP3" ]; then
+  must_build "nghttp3"
   fetched=$(fetch_upstream nghttp3 1 trixie-backports)
   read -r N3VER N3TAR <<<"$fetched"
   NGHTTP3="$CACHE/nghttp3-$N3VER-r$NGHTTP3_RECIPE"
@@ -186,6 +200,7 @@ if [ -n "$want_peers" ]; then
   NGINX_RECIPE=3
   NGX=$(find_built "nginx-1.26.*-openssl-$OKEY-r$NGINX_RECIPE" || true)
   if [ -z "$NGX" ]; then
+    must_build "nginx for OpenSSL $OKEY"
     fetched=$(fetch_upstream nginx 1.26 trixie)
     read -r NVER NTAR <<<"$fetched"
     NGX="$CACHE/nginx-$NVER-openssl-$OKEY-r$NGINX_RECIPE"
@@ -223,6 +238,7 @@ if [ -n "$want_peers" ]; then
   HAPROXY_RECIPE=3
   HAP=$(find_built "haproxy-3.0.*-openssl-$OKEY-r$HAPROXY_RECIPE" || true)
   if [ -z "$HAP" ]; then
+    must_build "HAProxy for OpenSSL $OKEY"
     fetched=$(fetch_upstream haproxy 3.0 trixie)
     read -r HVER HTAR <<<"$fetched"
     HAP="$CACHE/haproxy-$HVER-openssl-$OKEY-r$HAPROXY_RECIPE"
@@ -266,6 +282,7 @@ if [ -n "$want_tests" ]; then
   H2LOAD_RECIPE=1
   H2=$(find_built "nghttp2-1.64.*-openssl-$OKEY-r$H2LOAD_RECIPE" || true)
   if [ -z "$H2" ]; then
+    must_build "h2load for OpenSSL $OKEY"
     fetched=$(fetch_upstream nghttp2 1.64 trixie)
     read -r H2VER H2TAR <<<"$fetched"
     H2="$CACHE/nghttp2-$H2VER-openssl-$OKEY-r$H2LOAD_RECIPE"
@@ -309,6 +326,7 @@ if [ -n "$want_tests" ]; then
 
   # ---- npm packages of the browser tests (playwright-core, and the charts it renders) -------
   if [ ! -f "$WEB/.complete" ]; then
+    must_build "the browser tests' npm packages"
     log "installing the browser tests' npm packages into $WEB"
     rm -rf "$WEB"; mkdir -p "$WEB"
     cp "$here/web/package.json" "$here/web/package-lock.json" "$WEB/"

@@ -41,12 +41,35 @@ print(f"test.sh: {len(tests)} tests selected", file=sys.stderr)
 ' "$@"
 }
 
+# step NAME COMMAND... — one timed step of a stage: its time printed when it ends.
+step() {
+  local name=$1 started=$SECONDS
+  shift
+  echo "== $name ==" >&2
+  "$@"
+  echo "== $name: $((SECONDS - started)) s ==" >&2
+}
+
+# The tests run with PQC_PREBUILT=1: a set-up or build that a test starts (the README's own
+# commands build trees) fails instead of compiling inside the test's timeout, so that no
+# timeout depends on a warm cache. What the tests drive is set up and built before them, each
+# step timed: the stage's tree, and in the release stage the OpenSSL 3.6 variant's tool (the
+# README's and openssl_variants' second build, with its nginx and HAProxy) and the fuzz tree
+# (the README's fuzzing commands; the fuzz stage then finds it built).
+export PQC_PREBUILT=0
+build_tree() { dir=$("$here/scripts/build.sh" "$@" | tail -n 1); }
+
 for stage in "${stages[@]}"; do
   start=$SECONDS
   case "$stage" in
     release | asan)
-      echo "== $stage build ==" >&2
-      dir=$("$here/scripts/build.sh" "$stage" | tail -n 1)
+      step "$stage build" build_tree "$stage"
+      if [ "$stage" = release ]; then
+        step "release: the OpenSSL 3.6 variant's pqc-bench (README, openssl_variants)" \
+          env PQC_OPENSSL=3.6 "$here/scripts/build.sh" release pqc-bench >/dev/null
+        step "release: the fuzz tree (README's fuzzing commands)" \
+          "$here/scripts/build.sh" fuzz >/dev/null
+      fi
       echo "== $stage tests ==" >&2
       # The readme tests drive the release tree's binary as the README shows it (build/src),
       # and the openssl_variants tests build and compare release binaries of two OpenSSL
@@ -59,11 +82,10 @@ for stage in "${stages[@]}"; do
       exclude=()
       [ "$stage" = asan ] && exclude=(-LE '^(readme|openssl_variants|h2load_crosscheck|aa_ab)$')
       check_selection "$dir" "${exclude[@]}"
-      (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 1500 "${exclude[@]}")
+      (cd "$dir" && PQC_PREBUILT=1 ctest --output-on-failure -j"$(nproc)" --timeout 1500 "${exclude[@]}")
       ;;
     tsan)
-      echo "== tsan build ==" >&2
-      dir=$("$here/scripts/build.sh" tsan | tail -n 1)
+      step "tsan build" build_tree tsan
       echo "== tsan tests ==" >&2
       # halt_on_error: the first report fails its test (a report must never scroll by).
       # The binaries the tests start (pqc-bench serve/load/run) inherit TSAN_OPTIONS, and
@@ -72,12 +94,11 @@ for stage in "${stages[@]}"; do
       # server event loops, load workers, the link's mover, the runner's threads, the
       # observatory's writer — and shards); build.sh tsan builds exactly them.
       check_selection "$dir" -L '^tsan$'
-      (cd "$dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/scripts/tsan.supp" \
+      (cd "$dir" && PQC_PREBUILT=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/scripts/tsan.supp" \
         ctest --output-on-failure -j"$(nproc)" --timeout 900 -L '^tsan$')
       ;;
     fuzz)
-      echo "== fuzz build ==" >&2
-      dir=$("$here/scripts/build.sh" fuzz | tail -n 1)
+      step "fuzz build" build_tree fuzz
       echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s per target) ==" >&2
       "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
       ;;
@@ -85,3 +106,4 @@ for stage in "${stages[@]}"; do
   esac
   echo "== $stage: $((SECONDS - start)) s ==" >&2
 done
+echo "== test.sh: ${stages[*]}: $SECONDS s ==" >&2

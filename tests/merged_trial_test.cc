@@ -140,7 +140,8 @@ TEST(MergedTrial, EveryReasonToDistrustAMergedTrialIsNamed) {
   b.trial.valid = false;
   b.trial.reasons = {"load generator saturated: lag p99 2000.0 µs > 1000 µs"};
   a.trial.valid = false;
-  a.trial.reasons = {std::string("shard(s) 1 ") + std::string(kFollowersInvalid)};
+  // (assign, not a braced list: gcc 12 at -O2 misreads the list's temporary, -Warray-bounds)
+  a.trial.reasons.assign(1, "shard(s) 1 " + std::string(kFollowersInvalid));
   std::vector<ShardTrial> shards;
   shards.push_back(Shard(0, "boot", 0, a));
   shards.push_back(Shard(1, "boot", 0, b));

@@ -14,7 +14,7 @@
 # Every build includes OpenSSL's FIPS provider (enable-fips; fips.so and fipsmodule.cnf
 # installed, known to openssl.cnf but not activated), so that a program can load it with
 # OSSL_PROVIDER_load(NULL, "fips") while everything else keeps using the default provider.
-# Needs: CACHE, log, die, and debian_sources.sh.
+# Needs: CACHE, log, die, must_build (setup.sh), and debian_sources.sh.
 
 VALID_VARIANTS="a version prefix that Debian 13 or unstable lists (3.5, 3.6, 3.6.5), an \
 OpenSSL source tree (a directory with Configure) or an install prefix (a directory with \
@@ -24,8 +24,10 @@ short_hash() { sha256sum | cut -c1-"$1"; }
 
 # The recipe number ends every OpenSSL cache directory's name (RSUF), after the flags' suffix:
 # bump it when build_openssl's Configure flags or install steps change. 2: enable-fips and
-# the FIPS provider installed (the unnumbered builds before it have none).
-OPENSSL_RECIPE=2
+# the FIPS provider installed (the unnumbered builds before it have none). 3: no static
+# libraries (nothing here links them: the tool, nginx, HAProxy and h2load take the shared
+# ones), so libcrypto's 838 sources and libssl's 94 compile once, not twice.
+OPENSSL_RECIPE=3
 RSUF="-r$OPENSSL_RECIPE"
 
 # parse_variant — reads PQC_OPENSSL and PQC_OPENSSL_FLAGS once, before anything is installed
@@ -146,6 +148,7 @@ copy_tree() {
 # build it.
 build_openssl() {
   local build="$CACHE/build/${3##*/}" fips=enable-fips flag
+  must_build "OpenSSL $4"
   for flag in "${FLAG_ARGS[@]}"; do [ "$flag" = no-fips ] && fips=""; done
   rm -rf "$build" "$3"; mkdir -p "$build"
   # Measured on 2 idle cores: 5 minutes (a build split in two, the FIPS provider's modules
@@ -164,9 +167,20 @@ build_openssl() {
     log "OpenSSL $4: Configure refused enable-fips ($(tail -n 1 "$build/configure-fips.log")); \
 building it without the FIPS provider"
   fi
-  make -C "$build" -j"$(nproc)" >"$build/make.log" 2>&1 || build_failed "$build" make "$4"
-  make -C "$build" install_sw install_ssldirs ${fips:+install_fips} >"$build/install.log" 2>&1 ||
+  # What the tool uses, nothing more: the shared libraries, the providers (default, legacy,
+  # FIPS), the engines and the `openssl` program. OpenSSL's Makefile compiles every source of
+  # libcrypto and libssl a second time for their static archives (libcrypto-lib-*.o beside
+  # libcrypto-shlib-*.o); emptying LIBS and INSTALL_LIBS on make's command line (which the
+  # sub-makes inherit) leaves them out of build_sw and install_sw, while the archives the
+  # shared objects link (providers/libdefault.a, libcommon.a, libfips.a, apps/libapps.a) are
+  # prerequisites of their own rules and still built. Measured: docs/development.md.
+  local keep=(LIBS= INSTALL_LIBS=)
+  make -C "$build" -j"$(nproc)" "${keep[@]}" >"$build/make.log" 2>&1 || build_failed "$build" make "$4"
+  make -C "$build" "${keep[@]}" install_sw install_ssldirs ${fips:+install_fips} >"$build/install.log" 2>&1 ||
     build_failed "$build" install "$4"
+  [ -e "$3/lib/libcrypto.so" ] && [ -e "$3/lib/libssl.so" ] ||
+    die "OpenSSL $4: no libcrypto.so and libssl.so in $3/lib: pqc-bench, nginx and HAProxy link \
+OpenSSL's shared libraries (PQC_OPENSSL_FLAGS must not hold no-shared)"
   [ -z "$fips" ] || fips_config "$3" "$4"
   touch "$3/.complete"
   rm -rf "$build"

@@ -151,8 +151,8 @@ void PrintQuic(const ChainSizes& sizes, const std::vector<QuicHandshakeModel>& q
       wire.max_datagram_bytes);
 }
 
-void PrintTable(const CertChain& chain, const ChainSizes& sizes, const ChainFiles* files,
-                const std::vector<QuicHandshakeModel>& quic) {
+void PrintChainTable(const CertChain& chain, const ChainSizes& sizes, const ChainFiles* files,
+                     const std::vector<QuicHandshakeModel>& quic) {
   fmt::print("chain {} (leaf first)\n\n", chain.spec.text);
   fmt::print("{:<20} {:<20} {:>11} {:>10} {:>9} {}\n", "certificate", "key type", "public key",
              "signature", "DER", "sent");
@@ -214,7 +214,7 @@ int CertsMain(int argc, char** argv) {
   if (json) {
     fmt::print("{}\n", ToJson(*chain, *sizes, fp, *quic).dump(2));
   } else {
-    PrintTable(*chain, *sizes, fp, *quic);
+    PrintChainTable(*chain, *sizes, fp, *quic);
   }
   return kExitOk;
 }

@@ -77,7 +77,7 @@ void AddLoadFlags(CLI::App& app, LoadFlags& f) {
   app.add_option("--samples", f.samples_path, "write one CSV row per connection to this file");
 }
 
-Error Usage(std::string message) {
+Error LoadUsage(std::string message) {
   return MakeError(ErrorKind::kUsage, std::move(message));
 }
 
@@ -92,13 +92,13 @@ Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags,
                                  [](const MixWeight& m) { return m.mode == ConnMode::kReuse; });
   if (!arm_flags.Given("requests") && reuse) s.requests = 10;
   if (s.request_interval > 0 && s.requests < 2) {
-    return Usage("--request-interval needs --requests 2 or more");
+    return LoadUsage("--request-interval needs --requests 2 or more");
   }
   s.target = scenario::TargetKind::kExternal;  // a server load does not start
   auto endpoint = ParseEndpoint(f.target);
   if (!endpoint) return endpoint.error();
   s.address = *endpoint;
-  if (Status st = scenario::Validate(s, "load"); !st) return Usage(st.error().message);
+  if (Status st = scenario::Validate(s, "load"); !st) return LoadUsage(st.error().message);
   LoadOptions o = scenario::MakeLoadOptions(s, endpoint->socket, f.seed);
   if (!f.path.empty()) o.path = f.path;
   o.server_name = f.server_name;
@@ -179,10 +179,11 @@ int LoadMain(int argc, char** argv) {
   options->start_at_unix_ns = *start_at;
   options->max_start_late = shard_flags.start_tolerance;
   if (shard->sharded() && options->closed_loop > 0 && options->closed_loop < shard->count) {
-    return ReportError("load", Usage(fmt::format("--closed-loop {} over {} shards leaves a shard "
-                                                 "without a connection; give at least one per "
-                                                 "shard",
-                                                 options->closed_loop, shard->count)));
+    return ReportError("load",
+                       LoadUsage(fmt::format("--closed-loop {} over {} shards leaves a shard "
+                                             "without a connection; give at least one per "
+                                             "shard",
+                                             options->closed_loop, shard->count)));
   }
   return RunAndReport(*options, flags);
 }

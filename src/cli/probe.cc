@@ -29,7 +29,7 @@ void PrintBuild(const OpenSslBuildFacts& b) {
              providers.empty() ? "none loaded" : fmt::format("{}", fmt::join(providers, ", ")));
 }
 
-void PrintTable(const ProbeReport& r) {
+void PrintProbeTable(const ProbeReport& r) {
   PrintBuild(r.build);
   fmt::print(
       "each cell measured now: primitive (keygen + encap/decap or sign/verify),\n"
@@ -88,7 +88,7 @@ int ProbeMain(int argc, char** argv) {
   if (json) {
     fmt::print("{}\n", report::ProbeToJson(report::MakeProbeDocument(report)).dump(2));
   } else {
-    PrintTable(report);
+    PrintProbeTable(report);
   }
   return kExitOk;
 }

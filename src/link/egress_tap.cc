@@ -17,12 +17,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "link/sys_error.h"
+
 namespace pqc::link {
 namespace {
-
-Error SysError(const std::string& what) {
-  return MakeError(ErrorKind::kSystem, fmt::format("{}: {}", what, std::strerror(errno)));
-}
 
 // Enough queued packets for a 1 Gbit/s burst of several milliseconds; SO_RCVBUFFORCE (root)
 // passes the rmem_max ceiling.

@@ -28,7 +28,6 @@
 
 namespace pqc::link {
 namespace mover {
-namespace {
 
 constexpr size_t kBufferBytes = EgressReader::kPacketBytes;
 constexpr size_t kHoldLimit = 32'768;             // packets held per direction at most (64 MiB)
@@ -76,8 +75,6 @@ class SpinBudget {
   Nanos window_start_ = 0;
   Nanos spent_ = 0;
 };
-
-}  // namespace
 
 // TapPollInterval: with kernel timestamps a packet need not be read the moment it leaves,
 // only before it is due, so the mover can read the taps on a timer instead of being woken by

@@ -19,13 +19,10 @@
 #include <vector>
 
 #include "core/fd.h"
+#include "link/sys_error.h"
 
 namespace pqc::link {
 namespace {
-
-Error SysError(const std::string& what) {
-  return MakeError(ErrorKind::kSystem, fmt::format("{}: {}", what, std::strerror(errno)));
-}
 
 // Remove: unmount (lazily: a process may still be inside) and delete the mount point.
 void Remove(const std::string& path) {

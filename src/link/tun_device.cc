@@ -15,13 +15,10 @@
 #include <fstream>
 
 #include "link/egress_tap.h"
+#include "link/sys_error.h"
 
 namespace pqc::link {
 namespace {
-
-Error SysError(const std::string& what) {
-  return MakeError(ErrorKind::kSystem, fmt::format("{}: {}", what, std::strerror(errno)));
-}
 
 ifreq NamedRequest(const std::string& name) {
   ifreq req{};

@@ -19,8 +19,8 @@ H3Client& Client(void* user) {
   return *static_cast<H3Client*>(user);
 }
 
-int OnRecvHeader(nghttp3_conn*, int64_t stream_id, int32_t token, nghttp3_rcbuf* /*name*/,
-                 nghttp3_rcbuf* value, uint8_t /*flags*/, void* user, void* /*stream*/) {
+int OnResponseHeader(nghttp3_conn*, int64_t stream_id, int32_t token, nghttp3_rcbuf* /*name*/,
+                     nghttp3_rcbuf* value, uint8_t /*flags*/, void* user, void* /*stream*/) {
   if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
     const nghttp3_vec v = nghttp3_rcbuf_get_buf(value);
     uint32_t status = 0;
@@ -39,13 +39,13 @@ int OnRecvData(nghttp3_conn*, int64_t stream_id, const uint8_t* /*data*/, size_t
   return 0;
 }
 
-int OnEndStream(nghttp3_conn*, int64_t stream_id, void* user, void* /*stream*/) {
+int OnResponseEnd(nghttp3_conn*, int64_t stream_id, void* user, void* /*stream*/) {
   Client(user).OnEnd(stream_id);
   return 0;
 }
 
-int OnStreamClose(nghttp3_conn*, int64_t stream_id, uint64_t /*app_error*/, void* user,
-                  void* /*stream*/) {
+int OnClientStreamClose(nghttp3_conn*, int64_t stream_id, uint64_t /*app_error*/, void* user,
+                        void* /*stream*/) {
   Client(user).OnClose(stream_id);
   return 0;
 }
@@ -223,10 +223,10 @@ H3Client::State H3Client::Advance() {
 
 Status H3Client::StartSession() {
   nghttp3_callbacks cb{};
-  cb.recv_header = OnRecvHeader;
+  cb.recv_header = OnResponseHeader;
   cb.recv_data = OnRecvData;
-  cb.end_stream = OnEndStream;
-  cb.stream_close = OnStreamClose;
+  cb.end_stream = OnResponseEnd;
+  cb.stream_close = OnClientStreamClose;
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
   nghttp3_conn* h3 = nullptr;

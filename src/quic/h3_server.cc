@@ -27,13 +27,15 @@ constexpr uint64_t kMaxClientBidiStreams = uint64_t{1} << 60;
 // kStopCheck: the longest a worker sleeps before it looks at the stop flag again.
 constexpr int kStopCheckMs = 50;
 
-struct Request {
+}  // namespace
+
+// ServerRequest: one request stream's path, route and body progress. Outside the anonymous
+// namespace: ServerConn, which holds them, is declared in the header's namespace.
+struct ServerRequest {
   std::string path;
   Route route;
   uint64_t sent = 0;  // body bytes handed to nghttp3
 };
-
-}  // namespace
 
 struct ServerConn;
 
@@ -57,7 +59,7 @@ struct ServerConn {
   H3Server::Worker* worker = nullptr;
   SslPtr ssl;
   std::unique_ptr<H3Streams> streams;  // once the handshake is complete
-  std::map<int64_t, Request> requests;
+  std::map<int64_t, ServerRequest> requests;
 };
 
 namespace {
@@ -83,7 +85,7 @@ nghttp3_ssize ReadBody(nghttp3_conn*, int64_t stream_id, nghttp3_vec* vec, size_
     *pflags |= NGHTTP3_DATA_FLAG_EOF;
     return 0;
   }
-  Request& r = it->second;
+  ServerRequest& r = it->second;
   const uint64_t left = r.route.body_size - r.sent;
   std::span<const char> chunk;
   if (r.route.is_payload) {
@@ -102,7 +104,7 @@ nghttp3_ssize ReadBody(nghttp3_conn*, int64_t stream_id, nghttp3_vec* vec, size_
 
 int OnEndStream(nghttp3_conn* h3, int64_t stream_id, void* conn_user, void* /*stream*/) {
   ServerConn& c = Conn(conn_user);
-  Request& r = c.requests[stream_id];
+  ServerRequest& r = c.requests[stream_id];
   r.route = r.path.empty() ? ErrorRoute(400) : ResolveRoute(r.path);
   const std::string status = std::to_string(r.route.status);
   const std::string length = std::to_string(r.route.body_size);

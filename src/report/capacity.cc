@@ -12,10 +12,6 @@
 namespace pqc::report {
 namespace {
 
-Bounds Pair(double lo, double hi) {
-  return {Finite(lo), Finite(hi)};
-}
-
 double UsPerHandshake(const CapacityTrial& t) {
   return t.server_handshakes > 0 ? t.server_cpu_s * 1e6 / static_cast<double>(t.server_handshakes)
                                  : NAN;
@@ -104,10 +100,11 @@ CapacitySummary CapacityOf(const std::vector<CapacityArm>& arms, double confiden
     out.from_invalid_trials = a.from_invalid;
     for (double v : PerTrial(a)) out.server_us_per_handshake.per_trial.push_back(Finite(v));
     out.server_us_per_handshake.mean = Finite(m.n > 0 ? m.mean : NAN);
-    out.server_us_per_handshake.ci = Pair(m.lo, m.hi);
+    out.server_us_per_handshake.ci = FiniteBounds(m.lo, m.hi);
     // 1e6/x falls as x rises: the interval's ends swap.
-    out.handshakes_per_core_s = {Finite(m.n > 0 && m.mean > 0 ? 1e6 / m.mean : NAN),
-                                 Pair(m.hi > 0 ? 1e6 / m.hi : NAN, m.lo > 0 ? 1e6 / m.lo : NAN)};
+    out.handshakes_per_core_s = {
+        Finite(m.n > 0 && m.mean > 0 ? 1e6 / m.mean : NAN),
+        FiniteBounds(m.hi > 0 ? 1e6 / m.hi : NAN, m.lo > 0 ? 1e6 / m.lo : NAN)};
     double busy = 0;
     int busy_n = 0;
     for (const CapacityTrial& t : a.trials) {
@@ -128,7 +125,7 @@ CapacitySummary CapacityOf(const std::vector<CapacityArm>& arms, double confiden
       const double pct = m.n > 0 && b.n > 0 && b.mean > 0 ? (m.mean / b.mean - 1) * 100 : NAN;
       const std::vector<double> paired = PairedIncrease(a, arms[*base]);
       const MeanInterval p = TInterval(paired, confidence);
-      out.more_cpu_pct = MoreCpu{Finite(pct), Pair(p.lo, p.hi), p.n};
+      out.more_cpu_pct = MoreCpu{Finite(pct), FiniteBounds(p.lo, p.hi), p.n};
       out.line = Line(pct);
     } else {
       out.line = IsClassical(a.group, a.chain) ? "classical baseline" : "no classical baseline";

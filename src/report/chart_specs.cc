@@ -43,10 +43,6 @@ PercentileOf PhasePercentile(const ArmSummary& arm, Phase phase, Statistic stat)
   return {stat == Statistic::kP50 ? p->p50 : p->p99, OfStatistic(p->ci, stat)};
 }
 
-json Ms(std::optional<double> us) {
-  return us ? json(*us / 1000.0) : json(nullptr);
-}
-
 // SeriesName: the arm's values of every varying factor except `swept`, joined with " · ".
 std::string SeriesName(const ArmSummary& arm, const std::vector<std::string>& factors,
                        std::string_view swept) {
@@ -64,13 +60,17 @@ std::string ColorScheme(size_t series) {
   return series > 10 ? "category20" : "tableau10";
 }
 
-std::string Percentile(double q) {
+std::string PercentileName(double q) {
   if (q <= 0) return "min";
   if (q >= 1) return "max";
   return fmt::format("p{:g}", q * 100);
 }
 
 }  // namespace
+
+nlohmann::json ChartMs(std::optional<double> us) {
+  return us ? nlohmann::json(*us / 1000.0) : nlohmann::json(nullptr);
+}
 
 nlohmann::json BaseChartSpec() {
   return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
@@ -125,7 +125,7 @@ Chart SpectrumChart(const Summary& summary) {
     double x = p.q >= 1 ? max_x : -std::log10(1 - p.q);
     rows.push_back({{"arm", p.arm},
                     {"phase", p.phase},
-                    {"percentile", Percentile(p.q)},
+                    {"percentile", PercentileName(p.q)},
                     {"x", x},
                     {"ms", p.us / 1000.0}});
   }
@@ -214,8 +214,8 @@ Chart PhaseBarsChart(const Summary& summary) {
                         {"phase", PhaseName(phase)},
                         {"stat", StatisticName(stat)},
                         {"ms", *p.value / 1000.0},
-                        {"lo", Ms(p.ci.lo)},
-                        {"hi", Ms(p.ci.hi)}});
+                        {"lo", ChartMs(p.ci.lo)},
+                        {"hi", ChartMs(p.ci.hi)}});
       }
     }
     if (any) phases.emplace_back(PhaseName(phase));
@@ -305,8 +305,8 @@ Chart Sweep(const Summary& summary, Chart chart, const SweepAxis& axis) {
                     {"profile", arm.FactorText(axis.factor)},
                     {"arm", arm.Name()},
                     {"ms", *p50.value / 1000.0},
-                    {"lo", Ms(p50.ci.lo)},
-                    {"hi", Ms(p50.ci.hi)}});
+                    {"lo", ChartMs(p50.ci.lo)},
+                    {"hi", ChartMs(p50.ci.hi)}});
   }
   if (xs.size() < 2) {
     return Omitted(

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Chart {
 
 // BaseChartSpec: what every chart of every page shares (schema, size, font).
 nlohmann::json BaseChartSpec();
+
+// ChartMs: microseconds as a chart's milliseconds, or null (a gap in the chart).
+nlohmann::json ChartMs(std::optional<double> us);
 
 // SpectrumChart: latency by percentile, x = -log10(1 - q) (labelled 50, 90, 99, 99.9, …, max),
 // one line per arm; a selector picks the phase when arms have spectra of several phases.

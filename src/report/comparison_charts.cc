@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-json Ms(std::optional<double> us) {
-  return us ? json(*us / 1000.0) : json(nullptr);
-}
-
 }  // namespace
 
 Chart ArmSpectraChart(const RunComparison& c, size_t index) {
@@ -67,9 +63,9 @@ Chart DifferencesChart(const RunComparison& c) {
           rows.push_back({{"arm", name},
                           {"phase", phase},
                           {"statistic", std::string(StatisticName(s.statistic))},
-                          {"ms", Ms(s.difference.estimate)},
-                          {"lo", Ms(s.difference.lo)},
-                          {"hi", Ms(s.difference.hi)},
+                          {"ms", ChartMs(s.difference.estimate)},
+                          {"lo", ChartMs(s.difference.lo)},
+                          {"hi", ChartMs(s.difference.hi)},
                           {"verdict", s.difference.verdict}});
         }
       }

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-const char* Cell(bool ok) {
+const char* Mark(bool ok) {
   return ok ? "ok" : "FAIL";
 }
 
@@ -132,7 +132,7 @@ std::string ChangeLine(const AlgorithmChange& c) {
   if (c.layers.empty()) return fmt::format("{}: same layers, another reason", c.name);
   std::vector<std::string> parts;
   for (const LayerChange& l : c.layers) {
-    parts.push_back(fmt::format("{} {} → {}", LayerName(l.layer), Cell(l.from), Cell(l.to)));
+    parts.push_back(fmt::format("{} {} → {}", LayerName(l.layer), Mark(l.from), Mark(l.to)));
   }
   return fmt::format("{}: {}", c.name, fmt::join(parts, ", "));
 }

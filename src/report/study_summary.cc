@@ -36,10 +36,6 @@ std::vector<SpectrumPoint> SpectrumOf(std::span<const double> sorted) {
 
 namespace {
 
-Bounds Pair(double lo, double hi) {
-  return {Finite(lo), Finite(hi)};
-}
-
 PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> blocks,
                             const WithinVariances& within, const BootstrapOptions& bo) {
   const std::span<const double> sorted = s.sorted();
@@ -54,7 +50,7 @@ PhaseSummary SummarizePhase(const PooledSamples& s, std::span<const uint64_t> bl
   PhaseIntervals(s, blocks, within, bo, out);
   const TrialSpread p50 = SpreadBetweenTrials(s, Statistic::kP50);
   const TrialSpread p99 = SpreadBetweenTrials(s, Statistic::kP99);
-  out.trial_spread = {Pair(p50.min, p50.max), Pair(p99.min, p99.max)};
+  out.trial_spread = {FiniteBounds(p50.min, p50.max), FiniteBounds(p99.min, p99.max)};
   out.spectrum = SpectrumOf(sorted);
   return out;
 }

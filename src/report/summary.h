@@ -36,6 +36,11 @@ struct Bounds {
   std::optional<double> lo, hi;
 };
 
+// FiniteBounds: [lo, hi] with each end Finite.
+inline Bounds FiniteBounds(double lo, double hi) {
+  return {Finite(lo), Finite(hi)};
+}
+
 struct RunFacts {
   std::string dir, scenario, scenario_file, title, tool_version, git_commit, openssl_version,
       cpu_model;

@@ -5,7 +5,7 @@
 namespace pqc::report {
 namespace {
 
-std::string Ms(std::optional<double> us) {
+std::string MsOrDash(std::optional<double> us) {
   return us ? fmt::format("{:.3f}", *us / 1000.0) : "-";
 }
 
@@ -34,12 +34,12 @@ TitledTable VarianceTable(const Summary& summary) {
       const PhaseSummary* p = a.phase(phase);
       if (p == nullptr || !p->variance) continue;
       const VarianceSplit& v = p->variance->p50;
-      t.rows.push_back({a.label + (a.from_invalid_trials ? " (INVALID)" : ""),
-                        std::string(PhaseName(phase)),
-                        fmt::format("{}", a.from_invalid_trials ? a.trials.done : a.trials.valid),
-                        Ms(v.within_sd), Ms(v.between_sd), Number(v.design_effect, "{:.1f}"),
-                        Number(v.icc, "{:.3f}"), Number(v.effective_connections, "{:.0f}"),
-                        v.trials_disagree ? "yes" : "no"});
+      t.rows.push_back(
+          {a.label + (a.from_invalid_trials ? " (INVALID)" : ""), std::string(PhaseName(phase)),
+           fmt::format("{}", a.from_invalid_trials ? a.trials.done : a.trials.valid),
+           MsOrDash(v.within_sd), MsOrDash(v.between_sd), Number(v.design_effect, "{:.1f}"),
+           Number(v.icc, "{:.3f}"), Number(v.effective_connections, "{:.0f}"),
+           v.trials_disagree ? "yes" : "no"});
     }
   }
   return out;

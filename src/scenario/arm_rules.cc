@@ -21,7 +21,7 @@
 namespace pqc::scenario {
 namespace {
 
-Error Bad(std::string message) {
+Error RuleError(std::string message) {
   return MakeError(ErrorKind::kConfig, std::move(message));
 }
 
@@ -39,11 +39,11 @@ bool ToolRunsServer(const ArmSettings& s) {
 Result<std::vector<MixWeight>> ModeMix(const std::string& mode) {
   if (mode.find(':') != std::string::npos) return ParseMix(mode, "mode");
   if (mode == "mix") {
-    return Bad("mode \"mix\": give the weights instead, e.g. mode = \"resume:80,fresh:20\"");
+    return RuleError("mode \"mix\": give the weights instead, e.g. mode = \"resume:80,fresh:20\"");
   }
   auto m = ParseModes(mode, "");
   if (!m) {
-    return Bad(
+    return RuleError(
         fmt::format("unknown mode '{}' (valid: fresh, reuse, resume, early, or a mix such as "
                     "\"resume:80,fresh:20\")",
                     mode));
@@ -102,18 +102,19 @@ namespace {
 Status ValidateH3(const ArmSettings& s) {
   if (std::any_of(s.mode.begin(), s.mode.end(),
                   [](const MixWeight& m) { return m.mode == ConnMode::kEarly; })) {
-    return Bad(
+    return RuleError(
         "protocol h3 with mode early: OpenSSL 3.5's QUIC stack has no 0-RTT (it neither sends "
         "nor accepts early data over QUIC); measure 0-RTT over h1, or resumption (mode resume) "
         "over h3");
   }
   if (s.request_interval > 0) {
-    return Bad(
+    return RuleError(
         "protocol h3 with request_interval: an HTTP/3 connection sends its requests one after "
         "another without think time; drop request_interval (requests alone still sets how many)");
   }
   if (s.record_clients) {
-    return Bad("protocol h3 with record_clients: the observatory reads ClientHellos over TCP only");
+    return RuleError(
+        "protocol h3 with record_clients: the observatory reads ClientHellos over TCP only");
   }
   return {};
 }
@@ -122,7 +123,7 @@ Status ValidateH3(const ArmSettings& s) {
 
 Status Validate(const ArmSettings& s, std::string_view arm_label) {
   auto fail = [&](const std::string& what) {
-    return Bad(fmt::format("arm '{}': {}", arm_label, what));
+    return RuleError(fmt::format("arm '{}': {}", arm_label, what));
   };
   if (!s.client_groups.empty() &&
       std::find(s.client_groups.begin(), s.client_groups.end(), s.group) == s.client_groups.end()) {

@@ -25,7 +25,7 @@ bool IntervalDefined(const PooledSamples& samples, Statistic statistic,
   return static_cast<double>(n) * std::min(q, 1 - q) >= options.min_tail;
 }
 
-double Estimate(const PooledSamples& samples, Statistic statistic) {
+double PointEstimate(const PooledSamples& samples, Statistic statistic) {
   if (statistic == Statistic::kMean) return samples.mean();
   return StatisticOf(samples.sorted(), statistic);
 }
@@ -60,7 +60,7 @@ std::vector<double> PercentileReplicates(const PooledSamples& samples, double q,
 Interval StatisticInterval(const PooledSamples& samples, Statistic statistic,
                            const BootstrapOptions& options) {
   Interval out;
-  out.estimate = Estimate(samples, statistic);
+  out.estimate = PointEstimate(samples, statistic);
   if (!IntervalDefined(samples, statistic, options)) return out;
   if (statistic == Statistic::kMean) {
     const double half = NormalZ(options.confidence) * std::sqrt(samples.StratifiedMeanVariance());
@@ -101,7 +101,7 @@ Interval StatisticInterval(const TrialSamples& trials, Statistic statistic,
 Interval DifferenceInterval(const PooledSamples& a, const PooledSamples& b, Statistic statistic,
                             const BootstrapOptions& options) {
   Interval out;
-  out.estimate = Estimate(b, statistic) - Estimate(a, statistic);
+  out.estimate = PointEstimate(b, statistic) - PointEstimate(a, statistic);
   if (!IntervalDefined(a, statistic, options) || !IntervalDefined(b, statistic, options)) {
     return out;
   }

@@ -7,11 +7,11 @@
 namespace pqc {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 // Moments: mean and variance of the non-NaN values (variance with n − 1; NaN below 2 values).
 struct Moments {
-  double mean = kNaN, variance = kNaN;
+  double mean = kNoValue, variance = kNoValue;
   int n = 0;
 };
 Moments MomentsOf(std::span<const double> values) {
@@ -36,7 +36,7 @@ Moments MomentsOf(std::span<const double> values) {
 }  // namespace
 
 double StudentTCentral(double t, int df) {
-  if (df < 1 || std::isnan(t)) return kNaN;
+  if (df < 1 || std::isnan(t)) return kNoValue;
   t = std::fabs(t);
   if (std::isinf(t)) return 1.0;
   const double theta = std::atan(t / std::sqrt(static_cast<double>(df)));
@@ -65,7 +65,7 @@ double StudentTCentral(double t, int df) {
 }
 
 double StudentTQuantile(double confidence, int df) {
-  if (!(confidence > 0 && confidence < 1) || df < 1) return kNaN;
+  if (!(confidence > 0 && confidence < 1) || df < 1) return kNoValue;
   // Bounded bisection: the central probability rises from 0 at t = 0 towards 1; 1e9 lies
   // beyond any quantile asked for here (df 1 at 0.999999 is about 6.4e5).
   double lo = 0;
@@ -84,7 +84,7 @@ double StudentTQuantile(double confidence, int df) {
 
 MeanInterval TInterval(std::span<const double> values, double confidence) {
   const Moments m = MomentsOf(values);
-  MeanInterval out{m.mean, kNaN, kNaN, m.n};
+  MeanInterval out{m.mean, kNoValue, kNoValue, m.n};
   if (m.n < 2) return out;
   const double half =
       StudentTQuantile(confidence, m.n - 1) * std::sqrt(m.variance / static_cast<double>(m.n));
@@ -96,7 +96,7 @@ MeanInterval TInterval(std::span<const double> values, double confidence) {
 MeanInterval WelchDifference(std::span<const double> base, std::span<const double> other,
                              double confidence) {
   const Moments b = MomentsOf(base), o = MomentsOf(other);
-  MeanInterval out{kNaN, kNaN, kNaN, std::min(b.n, o.n)};
+  MeanInterval out{kNoValue, kNoValue, kNoValue, std::min(b.n, o.n)};
   if (b.n == 0 || o.n == 0) return out;
   out.mean = o.mean - b.mean;
   if (b.n < 2 || o.n < 2) return out;

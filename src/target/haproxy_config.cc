@@ -12,9 +12,9 @@
 namespace pqc::target {
 namespace {
 
-// Quoted: a HAProxy argument in double quotes (paths and OpenSSL lists may hold spaces);
+// HaproxyQuoted: a HAProxy argument in double quotes (paths and OpenSSL lists may hold spaces);
 // inside them HAProxy takes a backslash as an escape and expands '$' variables.
-std::string Quoted(const std::string& s) {
+std::string HaproxyQuoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\' || c == '$') out += '\\';
@@ -94,7 +94,7 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   // which it enables only when told: no 0-RTT there.
   if (c.quic) line("  limited-quic");
   // One Lua state per thread: a shared one would serialise every payload on its lock.
-  if (!c.payload_sizes.empty()) line("  lua-load-per-thread {}", Quoted(f.lua));
+  if (!c.payload_sizes.empty()) line("  lua-load-per-thread {}", HaproxyQuoted(f.lua));
   line("");
   line("defaults");
   line("  mode http");
@@ -113,10 +113,10 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   // client's signature_algorithms can verify (ECDSA, then RSA, then any other such as ML-DSA).
   std::string tls;
   for (size_t i = 0; i < c.certs.size(); ++i) {
-    tls += " default-crt " + Quoted(HaproxyCertFile(f, i));
+    tls += " default-crt " + HaproxyQuoted(HaproxyCertFile(f, i));
   }
-  if (!c.groups.empty()) tls += " curves " + Quoted(c.groups);
-  if (!c.ciphersuites.empty()) tls += " ciphersuites " + Quoted(c.ciphersuites);
+  if (!c.groups.empty()) tls += " curves " + HaproxyQuoted(c.groups);
+  if (!c.ciphersuites.empty()) tls += " ciphersuites " + HaproxyQuoted(c.ciphersuites);
   if (!c.tickets) tls += " no-tls-tickets";
   line("  bind {} ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers{}{}",
        BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
@@ -127,7 +127,7 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
          QuicBindAddress(listen), tls);
   }
   line("  http-request return status 200 content-type text/plain file {} if {{ path / }}",
-       Quoted(f.ok_body));
+       HaproxyQuoted(f.ok_body));
   if (!c.payload_sizes.empty()) {
     line("  http-request use-service lua.payload if {{ path_beg /payload/ }}");
   }

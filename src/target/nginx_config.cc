@@ -12,8 +12,8 @@
 namespace pqc::target {
 namespace {
 
-// Quoted: an nginx string argument in double quotes (paths and OpenSSL lists may hold spaces).
-std::string Quoted(const std::string& s) {
+// NginxQuoted: an nginx string argument in double quotes (paths and OpenSSL lists may hold spaces).
+std::string NginxQuoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -47,13 +47,13 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("master_process on;");
   line("worker_processes {};", std::max(c.threads, 1u));
   line("worker_rlimit_nofile {};", max_fds);
-  line("pid {};", Quoted(f.pid));
-  line("error_log {} notice;", Quoted(f.error_log));
+  line("pid {};", NginxQuoted(f.pid));
+  line("error_log {} notice;", NginxQuoted(f.error_log));
   line("events {{ worker_connections {}; }}", connections);
   line("http {{");
   line("  access_log off;");
   for (const char* t : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
-    line("  {}_temp_path {};", t, Quoted(f.temp + "/" + t));
+    line("  {}_temp_path {};", t, NginxQuoted(f.temp + "/" + t));
   }
   line("  sendfile on;");
   line("  tcp_nopush on;");
@@ -74,16 +74,16 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("    ssl_protocols TLSv1.3;");
   // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.
   for (const ServerCert& cert : c.certs) {
-    line("    ssl_certificate {};", Quoted(AbsolutePath(cert.chain_file)));
-    line("    ssl_certificate_key {};", Quoted(AbsolutePath(cert.key_file)));
+    line("    ssl_certificate {};", NginxQuoted(AbsolutePath(cert.chain_file)));
+    line("    ssl_certificate_key {};", NginxQuoted(AbsolutePath(cert.key_file)));
   }
-  if (!c.groups.empty()) line("    ssl_conf_command Groups {};", Quoted(c.groups));
+  if (!c.groups.empty()) line("    ssl_conf_command Groups {};", NginxQuoted(c.groups));
   if (!c.ciphersuites.empty())
-    line("    ssl_conf_command Ciphersuites {};", Quoted(c.ciphersuites));
+    line("    ssl_conf_command Ciphersuites {};", NginxQuoted(c.ciphersuites));
   line("    ssl_session_cache {};", c.session_cache ? "shared:pqc:16m" : "off");
   line("    ssl_session_tickets {};", c.tickets ? "on" : "off");
   if (c.early_data) line("    ssl_early_data on;");
-  line("    root {};", Quoted(f.www));
+  line("    root {};", NginxQuoted(f.www));
   line("    location = / {{ default_type text/plain; return 200 \"OK\\n\"; }}");
   line("    location /payload/ {{ }}");
   line("    location / {{ default_type text/plain; return 404 \"not found\\n\"; }}");

@@ -21,7 +21,7 @@
 namespace pqc {
 namespace {
 
-std::string Lower(std::string_view s) {
+std::string LowerAscii(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
@@ -69,7 +69,7 @@ std::map<std::string, std::string> CapabilityOwners(const char* capability, cons
               const char* name = nullptr;
               if (p != nullptr && OSSL_PARAM_get_utf8_string_ptr(p, &name) == 1 &&
                   name != nullptr) {
-                wk->owners.emplace(Lower(name), wk->provider);
+                wk->owners.emplace(LowerAscii(name), wk->provider);
               }
               return 1;
             },
@@ -149,8 +149,8 @@ std::string OpenSslVersion() {
 GroupProbe ProbeGroup(const GroupInfo& group) {
   GroupProbe out{.group = &group};
   if (auto owners = CapabilityOwners("TLS-GROUP", OSSL_CAPABILITY_TLS_GROUP_NAME);
-      owners.count(Lower(group.name)) > 0) {
-    out.tls_provider = owners[Lower(group.name)];
+      owners.count(LowerAscii(group.name)) > 0) {
+    out.tls_provider = owners[LowerAscii(group.name)];
   }
   if (Status s = PrimitiveGroup(group, out.provider); !s) {
     out.error = s.error().message;
@@ -191,7 +191,7 @@ SignatureProbe ProbeSignature(const SignatureInfo& sig) {
   auto fail = [&out](const Error& e) {
     if (out.error.empty()) out.error = e.message;
   };
-  const std::string scheme = Lower(sig.tls_sigalg);
+  const std::string scheme = LowerAscii(sig.tls_sigalg);
   const auto listed = ListedSigalgs();
   out.tls_listed = scheme.empty() ? listed.count(Squashed(sig.key_type)) > 0
                                   : listed.count(Squashed(scheme)) > 0;
