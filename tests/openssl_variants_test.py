@@ -42,7 +42,9 @@ def expect_refused(checkout, value, expected, flags="", then=""):
     """setup.sh with PQC_OPENSSL=value must exit non-zero naming the value and `expected`
     (and `then`, later in the same message)."""
     with tempfile.TemporaryDirectory(prefix="pqc-variant-") as cache:
-        env = {"PQC_BENCH_CACHE": cache, "PQC_OPENSSL": value, "PQC_OPENSSL_FLAGS": flags}
+        # (PQC_PREBUILT=0: a build in a cache of its own that fails in seconds is the point)
+        env = {"PQC_BENCH_CACHE": cache, "PQC_OPENSSL": value, "PQC_OPENSSL_FLAGS": flags,
+               "PQC_PREBUILT": "0"}
         rc, out, err = run([os.path.join(checkout, "scripts", "setup.sh")], env, timeout=300)
     if rc == 0:
         fail(f"PQC_OPENSSL={value} was accepted:\n{out}{err}")
@@ -80,6 +82,18 @@ def errors(checkout, prefix):
                            "#!/bin/sh\necho 'Configure: this tree does not build' >&2\nexit 1\n")
         expect_refused(checkout, broken, "3.9.0-dev from the source tree", then="configure "
                        "failed; see ")
+        # Under PQC_PREBUILT=1 (test.sh's tests) a build the cache lacks is refused before it
+        # starts, naming what is missing: no test compiles OpenSSL inside its timeout.
+        fine = fake_tree(os.path.join(tmp, "fine"), 9, "#!/bin/sh\nexit 0\n")
+        with tempfile.TemporaryDirectory(prefix="pqc-variant-") as cache:
+            env = {"PQC_BENCH_CACHE": cache, "PQC_OPENSSL": fine, "PQC_PREBUILT": "1"}
+            rc, out, err = run([os.path.join(checkout, "scripts", "setup.sh")], env, timeout=300)
+        last = err.strip().splitlines()[-1] if err.strip() else ""
+        if rc == 0 or "PQC_PREBUILT=1" not in last or "OpenSSL 3.9.0-dev from the source tree" \
+                not in last or "test.sh's prepare step" not in last:
+            fail(f"PQC_PREBUILT=1 with OpenSSL to build: expected a refusal naming it, got exit "
+                 f"{rc}:\n{err}")
+        print(f"refused a build under PQC_PREBUILT=1: exit {rc}: {last[:140]}")
 
 
 def across(checkout, bin35):

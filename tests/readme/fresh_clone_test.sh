@@ -95,7 +95,9 @@ quick() {
 }
 
 # 1. As root, into the new cache.
-quick "first run (root, new cache)" env PQC_BENCH_CACHE="$cache" CCACHE_DIR="$warm_ccache"
+# (PQC_PREBUILT unset: this run's set-up and build in a new cache and clone are what it tests)
+quick "first run (root, new cache)" env -u PQC_PREBUILT PQC_BENCH_CACHE="$cache" \
+  CCACHE_DIR="$warm_ccache"
 built=$(cd "$cache" && ls -d nginx-* haproxy-* nghttp2-* web-* 2>/dev/null || true)
 [ -z "$built" ] && echo "the set-up built or installed no peer and no npm package" ||
   fail "quick.sh's set-up built what only the tests or peers need: $built"
