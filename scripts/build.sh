@@ -47,8 +47,13 @@ case "$kind" in
   asan)
     # -O0: at -O1 gcc 12's flow analysis, with the sanitizers' checks inlined, reports
     # out-of-bounds memsets in libstdc++ that cannot happen (-Wstringop-overflow, an error here).
+    # One object per file, no precompiled header, as before the unity builds: with them, this
+    # tree's load_test (0-RTT) and run_test (the QUIC study) fail while the release tree's
+    # pass — a dependence on translation-unit boundaries not yet found (docs/development.md,
+    # "Build time"), which this tree keeps out of the sanitizers' way until it is.
     dir="$base-asan"
-    flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DPQC_SANITIZE=ON) ;;
+    flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DPQC_SANITIZE=ON
+      -DPQC_UNITY=OFF -DPQC_PCH=OFF) ;;
   tsan)
     dir="$base-tsan"
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
