@@ -55,9 +55,11 @@ case "$kind" in
     flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DPQC_SANITIZE=ON
       -DPQC_UNITY=OFF -DPQC_PCH=OFF) ;;
   tsan)
+    # One object per file and no precompiled header, as the ASan tree (see there): with unity
+    # batches this tree's resumption tests failed while the release tree's passed.
     dir="$base-tsan"
     flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
-      -DPQC_TSAN=ON)
+      -DPQC_TSAN=ON -DPQC_UNITY=OFF -DPQC_PCH=OFF)
     # The tests labelled tsan (tests/CMakeLists.txt), which test.sh's TSan stage runs.
     targets=(pqc-bench tsan_tests) ;;
   fuzz)
