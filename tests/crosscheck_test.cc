@@ -28,6 +28,7 @@
 #include <optional>
 #include <regex>
 #include <thread>
+#include <vector>
 
 #include "client/load_runner.h"
 #include "core/child_process.h"
@@ -42,7 +43,7 @@ namespace pqc::target {
 namespace {
 
 constexpr const char* kGroup = "X25519MLKEM768";
-constexpr int kRounds = 2;  // interleaved rounds: a burst of load hits both sides
+constexpr int kRounds = 3;  // interleaved rounds, each its own ratio: the median is reported
 // s_time's time per connection is the slope of its wall time over connections between a short
 // and a long run: every run also pays ~0.3 s once (start-up, the CA, exit), which would add
 // ~10 % to a 3-second run's wall / n.
@@ -186,36 +187,44 @@ double Compare(const Side& s_time, const Side& ours, const char* where) {
   return ratio;
 }
 
-// LoopbackRatio: interleaved rounds of s_time (short and long, for its slope) and our load on
-// one arm; our cycle per connection over s_time's, or nullopt after a fatal failure.
+// LoopbackRatio: kRounds interleaved rounds of s_time (short and long, for its slope) and our
+// load on one arm, each round its own ratio of our cycle per connection over s_time's; the
+// median of the rounds, or nullopt after a fatal failure. Per round, not pooled: a slope is a
+// difference of two runs, so a burst of other jobs during one long run moves a pooled slope by
+// tens of per cent (CI, 2026-12-05: 0.78 then 0.69 with our cycle steady at 1.43 ms); the
+// median lets one such round pass by.
 std::optional<double> LoopbackRatio(Arm& arm, int attempt) {
-  Side s_short, s_long, ours;
+  std::vector<double> ratios;
   for (int round = 0; round < kRounds; ++round) {
+    Side s_short, s_long, ours;
     STimeRound(arm, kShortSeconds, s_short);
     if (::testing::Test::HasFatalFailure()) return std::nullopt;
     LoadRound(arm, kLoadSeconds, ours);
     if (::testing::Test::HasFatalFailure()) return std::nullopt;
     STimeRound(arm, kLongSeconds, s_long);
     if (::testing::Test::HasFatalFailure()) return std::nullopt;
+    EXPECT_GT(s_long.connections, s_short.connections);
+    EXPECT_GT(ours.connections, 0u);
+    if (s_long.connections <= s_short.connections || ours.connections == 0) return std::nullopt;
+    const double s_time_us = (s_long.seconds - s_short.seconds) * 1e6 /
+                             static_cast<double>(s_long.connections - s_short.connections);
+    const double cycle_us = ours.span_seconds * 1e6 / static_cast<double>(ours.connections);
+    ratios.push_back(cycle_us / s_time_us);
+    std::cout << "loopback, attempt " << attempt << " round " << round + 1 << ": s_time "
+              << s_time_us << " us per connection (slope, "
+              << s_long.connections + s_short.connections << " connections); load cycle "
+              << cycle_us << " us, per connection " << ours.mean_us() << " us (" << ours.connections
+              << "); cycle/s_time = " << ratios.back() << "\n";
+    const std::string key = std::to_string(attempt) + "_" + std::to_string(round + 1);
+    ::testing::Test::RecordProperty("s_time_us_" + key, std::to_string(s_time_us));
+    ::testing::Test::RecordProperty("load_cycle_us_" + key, std::to_string(cycle_us));
+    // Our own per-connection time never exceeds our cycle (it leaves out teardown).
+    EXPECT_LE(ours.mean_us(), cycle_us * 1.001);
   }
-  EXPECT_GT(s_long.connections, s_short.connections);
-  EXPECT_GT(ours.connections, 0u);
-  if (s_long.connections <= s_short.connections || ours.connections == 0) return std::nullopt;
-  const double s_time_us = (s_long.seconds - s_short.seconds) * 1e6 /
-                           static_cast<double>(s_long.connections - s_short.connections);
-  const double cycle_us = ours.span_seconds * 1e6 / static_cast<double>(ours.connections);
-  const double ratio = cycle_us / s_time_us;
-  std::cout << "loopback, attempt " << attempt << ": s_time " << s_time_us
-            << " us per connection (slope, " << s_long.connections + s_short.connections
-            << " connections); load cycle " << cycle_us << " us, per connection " << ours.mean_us()
-            << " us (" << ours.connections << "); cycle/s_time = " << ratio << "\n";
-  ::testing::Test::RecordProperty("s_time_us_" + std::to_string(attempt),
-                                  std::to_string(s_time_us));
-  ::testing::Test::RecordProperty("load_cycle_us_" + std::to_string(attempt),
-                                  std::to_string(cycle_us));
-  // Our own per-connection time never exceeds our cycle (it leaves out teardown).
-  EXPECT_LE(ours.mean_us(), cycle_us * 1.001);
-  return ratio;
+  std::sort(ratios.begin(), ratios.end());
+  const double median = ratios[ratios.size() / 2];
+  std::cout << "loopback, attempt " << attempt << ": median cycle/s_time = " << median << "\n";
+  return median;
 }
 
 TEST(CrosscheckTest, LoadAgreesWithOpensslSTime) {
