@@ -19,7 +19,9 @@
 #include "results/run_writer.h"
 #include "results/schema.h"
 #include "scenario/arm_floor.h"
+#include "stats/normal.h"
 #include "stats/student_t.h"
+#include "stats/trial_jackknife.h"
 
 namespace pqc {
 namespace {
@@ -54,14 +56,16 @@ TEST(StudentT, IntervalOverValues) {
 
 TEST(StudentT, WelchDifferenceOfTwoIndependentSetsOfTrials) {
   // base: mean 2, s² 1, n 3; other: mean 5.5, s² 5/3, n 4. se² = 1/3 + 5/12 = 0.75; Welch's
-  // df = 0.75² / ((1/3)²/2 + (5/12)²/3) = 4.96, rounded down to 4 (t = 2.776).
+  // df = 0.75² / ((1/3)²/2 + (5/12)²/3) = 4.96, not rounded (t = 2.574, not t₄ = 2.776).
   const std::vector<double> base = {1, 2, 3}, other = {4, 5, 6, 7, NAN};
   const MeanInterval d = WelchDifference(base, other, 0.95);
   EXPECT_EQ(d.n, 3);
   EXPECT_DOUBLE_EQ(d.mean, 3.5);
-  const double half = StudentTQuantile(0.95, 4) * std::sqrt(0.75);
-  EXPECT_NEAR(d.lo, 3.5 - half, 1e-12);
-  EXPECT_NEAR(d.hi, 3.5 + half, 1e-12);
+  const double df = 0.75 * 0.75 / ((1.0 / 9) / 2 + (25.0 / 144) / 3);
+  const double half = StudentTQuantileDf(0.95, df) * std::sqrt(0.75);
+  EXPECT_NEAR(d.lo, 3.5 - half, 1e-9);
+  EXPECT_NEAR(d.hi, 3.5 + half, 1e-9);
+  EXPECT_LT(half, StudentTQuantile(0.95, 4) * std::sqrt(0.75));
   EXPECT_GT(d.lo, 0);  // 1.10: the two sets differ detectably
   // One trial on a side: an estimate, no interval; none on a side: nothing.
   const std::vector<double> one = {9};
@@ -69,11 +73,62 @@ TEST(StudentT, WelchDifferenceOfTwoIndependentSetsOfTrials) {
   EXPECT_DOUBLE_EQ(single.mean, 7);
   EXPECT_TRUE(std::isnan(single.lo));
   EXPECT_TRUE(std::isnan(WelchDifference(base, std::vector<double>{}, 0.95).mean));
-  // Identical trials on both sides: the difference is exact.
+  // Tied trials on both sides: no longer a zero-width interval (any nonzero difference would
+  // be "detectable"), but the floor the measurement implies: ±z·√(f/2 + f/2).
   const std::vector<double> same = {4, 4};
-  const MeanInterval exact = WelchDifference(same, std::vector<double>{6, 6}, 0.95);
-  EXPECT_DOUBLE_EQ(exact.lo, 2);
-  EXPECT_DOUBLE_EQ(exact.hi, 2);
+  const MeanInterval tied = WelchDifference(same, std::vector<double>{6, 6}, 0.95, 0.25);
+  EXPECT_NEAR(tied.hi - 2, NormalQuantile(0.975) * 0.5, 1e-9);
+  EXPECT_NEAR(2 - tied.lo, NormalQuantile(0.975) * 0.5, 1e-9);
+  EXPECT_LT(tied.lo, 1.5);  // a 1.5 µs-wide floor each way: 2 ± 0.98
+}
+
+TEST(StudentT, RealDegreesOfFreedomAgreeWithTheIntegerSeries) {
+  for (int df : {1, 2, 3, 7, 30}) {
+    EXPECT_NEAR(StudentTQuantileDf(0.95, df), StudentTQuantile(0.95, df), 1e-8) << df;
+  }
+  // Between the integers, between their quantiles (df 1.5: about 6.0).
+  EXPECT_GT(StudentTQuantileDf(0.95, 1.5), StudentTQuantile(0.95, 2));
+  EXPECT_LT(StudentTQuantileDf(0.95, 1.5), StudentTQuantile(0.95, 1));
+  EXPECT_NEAR(StudentTQuantileDf(0.95, 1e6), NormalQuantile(0.975), 1e-4);
+  EXPECT_TRUE(std::isnan(StudentTQuantileDf(0.95, 0)));
+}
+
+// CPU per handshake's "more than classical" is the ratio of the two arms' means; its interval
+// must be around that number. Here the per-block ratios (1.5, 1.1, 3.0: mean +87 %) disagree
+// with the ratio of means (1270/600: +112 %): the old interval, Student t around the mean of
+// per-block ratios, was centred at +87 %, 25 points away from the number printed.
+TEST(Capacity, MoreCpuIntervalIsAroundTheRatioItPrints) {
+  auto arm = [](uint32_t id, const std::string& group, const std::string& chain,
+                std::vector<double> us) {
+    report::CapacityArm a;
+    a.id = id;
+    a.label = group;
+    a.target = "embedded";
+    a.group = group;
+    a.chain = chain;
+    for (uint32_t b = 0; b < us.size(); ++b) {
+      a.trials.push_back(
+          {.block = b, .server_cpu_s = us[b] * 1000 / 1e6, .server_handshakes = 1000});
+    }
+    return a;
+  };
+  const std::vector<report::CapacityArm> arms = {
+      arm(1, "X25519", "ecdsa-p256", {100, 200, 300}),
+      arm(2, "X25519MLKEM768", "ml-dsa-44", {150, 220, 900})};
+  const report::CapacitySummary doc = report::CapacityOf(arms, 0.95);
+  ASSERT_EQ(doc.arms.size(), 2u);
+  ASSERT_TRUE(doc.arms[1].more_cpu_pct);
+  const report::MoreCpu& more = *doc.arms[1].more_cpu_pct;
+  ASSERT_TRUE(more.estimate && more.ci.lo && more.ci.hi);
+  EXPECT_NEAR(*more.estimate, (1270.0 / 600 - 1) * 100, 1e-9);
+  EXPECT_LT(*more.ci.lo, *more.estimate);
+  EXPECT_GT(*more.ci.hi, *more.estimate);
+  // The interval is symmetric about the printed number: the jackknife of the ratio itself.
+  EXPECT_NEAR(*more.estimate - *more.ci.lo, *more.ci.hi - *more.estimate, 1e-9);
+  // Its variance: leaving out each block, 1120/500, 1050/400, 370/300 (ratios of the rest).
+  const std::vector<double> without = {1120.0 / 500, 1050.0 / 400, 370.0 / 300};
+  const double half = StudentTQuantile(0.95, 2) * std::sqrt(JackknifeVariance(without)) * 100;
+  EXPECT_NEAR(*more.ci.hi - *more.estimate, half, 1e-6);
 }
 
 speed::SpeedTable KnownTable() {
@@ -310,10 +365,17 @@ TEST_F(CapacityDbTest, SummaryFillsFloorsRatiosAndCapacity) {
   EXPECT_DOUBLE_EQ(c2["floor_ratio"].get<double>(), 337.5 / 125);
   EXPECT_EQ(c2["baseline"], 1);
   EXPECT_DOUBLE_EQ(c2["more_cpu_pct"]["estimate"].get<double>(), 50);
-  // Paired by block: 300/200 and 375/250 are both +50 %, so the interval is [50, 50].
+  // The ratio of the means (337.5/225) with the jackknife of that ratio over blocks: leaving
+  // out either block leaves 375/250 or 300/200, both 1.5, so the jackknife variance is 0 — and
+  // the interval is not [50, 50] but the floor of rusage's µs over 1,000 handshakes a trial:
+  // around the printed number, narrow, never of zero width.
   EXPECT_EQ(c2["more_cpu_pct"]["paired_blocks"], 2);
-  EXPECT_DOUBLE_EQ(c2["more_cpu_pct"]["ci"][0].get<double>(), 50);
-  EXPECT_DOUBLE_EQ(c2["more_cpu_pct"]["ci"][1].get<double>(), 50);
+  const double lo = c2["more_cpu_pct"]["ci"][0].get<double>();
+  const double hi = c2["more_cpu_pct"]["ci"][1].get<double>();
+  EXPECT_LT(lo, 50);
+  EXPECT_GT(hi, 50);
+  EXPECT_NEAR(lo, 50, 0.01);
+  EXPECT_NEAR(hi, 50, 0.01);
   EXPECT_EQ(c2["line"], "50 % more server CPU per handshake than classical");
 
   std::ostringstream text;

@@ -11,6 +11,7 @@
 
 #include "browser_check.h"
 #include "report/comparison_output.h"
+#include "report/comparison_tables.h"
 #include "report/gate.h"
 #include "report/run_comparison.h"
 #include "results/run_writer.h"
@@ -19,6 +20,8 @@ namespace pqc {
 namespace {
 
 namespace fs = std::filesystem;
+using report::Gate;
+using report::GateCannotJudge;
 using report::GateFails;
 using report::ParseGate;
 
@@ -127,7 +130,7 @@ class CompareTest : public ::testing::Test {
     loads_.push_back(std::make_unique<LoadResult>(Load(handshake_ns, 1)));
     loads_.push_back(std::make_unique<LoadResult>(Load(handshake_ns, 2)));
     uint32_t seq = 0;
-    for (uint32_t block = 0; block < 2; ++block) {
+    for (uint32_t block = 0; block < blocks_; ++block) {
       for (uint32_t arm = 1; arm <= groups.size(); ++arm) {
         results::TrialRow t;
         t.arm = arm;
@@ -150,6 +153,7 @@ class CompareTest : public ::testing::Test {
 
   fs::path dir_;
   std::vector<std::unique_ptr<LoadResult>> loads_;
+  uint32_t blocks_ = 2;  // trials per arm in the runs Write makes
 };
 
 TEST_F(CompareTest, MatchesArmsByFactorsListsTheRestAndGatesOnTheInterval) {
@@ -178,6 +182,11 @@ TEST_F(CompareTest, MatchesArmsByFactorsListsTheRestAndGatesOnTheInterval) {
       } else if (p.phase == Phase::kHandshake) {
         EXPECT_NEAR(*s.difference.estimate, 1000, 1e-6);
         EXPECT_TRUE(s.difference.detectable) << s.difference.verdict;
+        // Both trials of a run hold the same values: the jackknife over them is 0, and the
+        // interval is the connections' own — narrow, never of zero width.
+        ASSERT_TRUE(s.difference.lo && s.difference.hi);
+        EXPECT_LT(*s.difference.lo, 1000);
+        EXPECT_GT(*s.difference.hi, 1000);
         EXPECT_NE(s.difference.verdict.find("+1.000 ms"), std::string::npos)
             << s.difference.verdict;
       }
@@ -335,6 +344,52 @@ TEST_F(CompareTest, SidesOfSeveralRunsHaveTheRunAsTheirReplicate) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("each side needs two runs or more"), std::string::npos)
       << refused.error().message;
+}
+
+// One trial per run: an estimate, no interval. The findings must not call a +5 ms change "not
+// detectable", and a gate that cannot judge must not pass (compare exits 5 for it).
+TEST_F(CompareTest, OneTrialPerRunCannotJudgeAndItsGateDoesNotPass) {
+  blocks_ = 1;
+  const std::string a = Write("a", {"X25519"}, 1'000'000);
+  const std::string b = Write("b", {"X25519"}, 6'000'000);
+  report::CompareOptions o;
+  o.gates = {ParseGate("handshake.p50 > +1ms").value()};
+  auto c = report::CompareRuns({a, b}, o);
+  ASSERT_TRUE(c) << c.error().message;
+  for (const report::PhaseVersus& p : c->arms.at(0).versus.at(0).phases) {
+    if (p.phase != Phase::kHandshake) continue;
+    const report::Difference& d = p.statistics.at(1).difference;
+    ASSERT_TRUE(d.estimate);
+    EXPECT_NEAR(*d.estimate, 5000, 1e-6);
+    EXPECT_FALSE(d.lo);
+    EXPECT_FALSE(d.detectable);
+    EXPECT_NE(d.verdict.find("no interval: cannot judge"), std::string::npos) << d.verdict;
+  }
+  ASSERT_EQ(c->gates.size(), 1u);
+  EXPECT_FALSE(c->gates[0].failed);
+  EXPECT_TRUE(c->gates[0].cannot_judge);
+  EXPECT_TRUE(c->any_gate_cannot_judge());
+  bool said = false;
+  for (const std::string& f : report::ComparisonFindings(*c)) {
+    EXPECT_EQ(f.find("no difference detectable"), std::string::npos) << f;
+    said = said || f.find("arm phase(s): no interval: cannot judge") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // With two trials per run the same gate can judge, and fails.
+  blocks_ = 2;
+  auto judged = report::CompareRuns(
+      {Write("a2", {"X25519"}, 1'000'000), Write("b2", {"X25519"}, 6'000'000)}, o);
+  ASSERT_TRUE(judged) << judged.error().message;
+  EXPECT_TRUE(judged->any_gate_failed());
+  EXPECT_FALSE(judged->any_gate_cannot_judge());
+}
+
+TEST(Gate, CannotJudgeWithoutAnInterval) {
+  const Gate g = ParseGate("handshake.p50 > +10%").value();
+  EXPECT_TRUE(GateCannotJudge(g, 500, std::nullopt, std::nullopt, 1000));
+  EXPECT_FALSE(GateCannotJudge(g, 500, 400, 600, 1000));  // an interval: judged
+  EXPECT_FALSE(GateCannotJudge(g, std::nullopt, std::nullopt, std::nullopt, 1000));  // nothing
+  EXPECT_FALSE(GateCannotJudge(g, 500, std::nullopt, std::nullopt, std::nullopt));   // no threshold
 }
 
 TEST_F(CompareTest, RefusesFewerThanTwoRunsAndABaselineOutOfRange) {

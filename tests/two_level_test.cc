@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "lognormal_truth.h"
 #include "stats/bootstrap.h"
 #include "stats/normal.h"
 #include "stats/percentiles.h"
@@ -19,6 +20,7 @@
 #include "stats/trial_jackknife.h"
 #include "stats/trial_plan.h"
 #include "stats/variance_components.h"
+#include "stats/verdict.h"
 
 namespace pqc {
 namespace {
@@ -174,14 +176,8 @@ struct Model {
   double sigma_within = 0.3, sigma_trial = 0.08, sigma_block = 0.08;
   size_t n = 400;
 
-  double Total() const {
-    return std::sqrt(sigma_within * sigma_within + sigma_trial * sigma_trial +
-                     sigma_block * sigma_block);
-  }
   double True(double mu, Statistic s) const {
-    const double S = Total();
-    if (s == Statistic::kMean) return mu * std::exp(S * S / 2);
-    return mu * std::exp(NormalQuantile(StatisticQuantile(s)) * S);
+    return LognormalTruth(mu, LognormalSigma({sigma_within, sigma_trial, sigma_block}), s);
   }
   double TrueDifference(Statistic s) const { return True(mu_b, s) - True(mu_a, s); }
 };
@@ -218,13 +214,14 @@ bool Covers(const Interval& i, double truth) {
   return std::isfinite(i.lo) && std::isfinite(i.hi) && i.lo <= truth && truth <= i.hi;
 }
 
-constexpr std::array kCompared = {Statistic::kMean, Statistic::kP50, Statistic::kP99};
+constexpr std::array kCompared = {Statistic::kMean, Statistic::kP50, Statistic::kP95,
+                                  Statistic::kP99};
 
 // RunCoverage: over `studies` simulated studies, how often each statistic's paired-difference
 // interval covers the truth (new) and how often the connections-only bootstrap's does (old,
 // on the first `old_studies` only: it is the expensive one).
 void RunCoverage(const Model& m, size_t blocks, int studies, int old_studies, uint64_t seed,
-                 std::array<Coverage, 3>& fresh, std::array<Coverage, 3>& old) {
+                 std::array<Coverage, 4>& fresh, std::array<Coverage, 4>& old) {
   std::mt19937_64 rng(seed);
   BootstrapOptions bo;
   bo.resamples = 200;
@@ -250,8 +247,12 @@ class CoverageTest : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(CoverageTest, NinetyFivePercentIntervalsCoverTheTrueDifference) {
   const size_t blocks = GetParam();
-  std::array<Coverage, 3> fresh{}, old{};
-  RunCoverage(Model{}, blocks, 600, 100, 1000 + blocks, fresh, old);
+  std::array<Coverage, 4> fresh{}, old{};
+  // 4,000 studies over 8 blocks, 3,000 over 3: the tails cover about 94 % over 8 blocks and
+  // 96.5 % over 3 (the floor lifts them: with 2 degrees of freedom the jackknife alone is often
+  // narrower than the connections allow), and at those rates a check leaves its band for
+  // fewer than 1 seed in 100.
+  RunCoverage(Model{}, blocks, blocks <= 3 ? 3000 : 4000, 100, 1000 + blocks, fresh, old);
   for (size_t i = 0; i < kCompared.size(); ++i) {
     SCOPED_TRACE(testing::Message() << blocks << " blocks, " << StatisticName(kCompared[i]));
     RecordProperty(std::string(StatisticName(kCompared[i])) + "_coverage",
@@ -260,8 +261,9 @@ TEST_P(CoverageTest, NinetyFivePercentIntervalsCoverTheTrueDifference) {
                    std::to_string(old[i].Rate()));
     std::printf("%zu blocks, %s: coverage %.3f (old method %.3f)\n", blocks,
                 std::string(StatisticName(kCompared[i])).c_str(), fresh[i].Rate(), old[i].Rate());
+    const bool tail = kCompared[i] == Statistic::kP95 || kCompared[i] == Statistic::kP99;
     EXPECT_GE(fresh[i].Rate(), 0.93);
-    EXPECT_LE(fresh[i].Rate(), 0.97);
+    EXPECT_LE(fresh[i].Rate(), tail ? 0.975 : 0.97);
     // The connections-only bootstrap ignores the trial effects: far below nominal.
     EXPECT_LT(old[i].Rate(), 0.85);
   }
@@ -276,13 +278,16 @@ TEST(Coverage, AnAaPairContainsZeroAtTheNominalRate) {
     Model m;
     m.mu_b = m.mu_a;
     m.sigma_trial = sigma_trial;
-    std::array<Coverage, 3> fresh{}, old{};
-    RunCoverage(m, 5, 600, 0, 77, fresh, old);
+    std::array<Coverage, 4> fresh{}, old{};
+    RunCoverage(m, 5, 2000, 0, 77, fresh, old);
     for (size_t i = 0; i < kCompared.size(); ++i) {
       SCOPED_TRACE(testing::Message()
                    << "trial sigma " << sigma_trial << ", " << StatisticName(kCompared[i]));
       EXPECT_GE(fresh[i].Rate(), 0.93);
-      EXPECT_LE(fresh[i].Rate(), 0.97);
+      // Without a trial effect the jackknife and the connections' floor are both exact, and
+      // the wider of the two covers about 98 %: the floor's price where trials agree (never
+      // on this machine, where they disagree 30–90× more than connections).
+      EXPECT_LE(fresh[i].Rate(), sigma_trial > 0 ? 0.97 : 0.995);
     }
   }
 }
@@ -290,16 +295,20 @@ TEST(Coverage, AnAaPairContainsZeroAtTheNominalRate) {
 // ---- Variance components ----
 
 TEST(VarianceComponents, ClosedFormsAndTheDisagreementTest) {
+  // 1,000 connections per trial: design effect 4 = 1 + n̄·r, so r = σ²_between/σ²_within =
+  // 3/1000, the ICC r/(1 + r) (not (4 − 1)/999, which is about r), and the connections the
+  // study is worth N/(1 + (n̄ − 1)·ICC) = N·(1 + r)/4 (not N/4).
   const VarianceComponents c = ComponentsOf(/*total=*/4.0, /*within=*/1.0, 8, 8000);
   EXPECT_DOUBLE_EQ(c.design_effect, 4.0);
-  EXPECT_DOUBLE_EQ(c.effective_connections, 2000.0);
-  EXPECT_DOUBLE_EQ(c.icc, 3.0 / 999.0);
+  EXPECT_DOUBLE_EQ(c.variance_ratio, 0.003);
+  EXPECT_DOUBLE_EQ(c.icc, 0.003 / 1.003);
+  EXPECT_NEAR(c.effective_connections, 8000 * 1.003 / 4, 1e-9);
   EXPECT_DOUBLE_EQ(c.within_per_trial, 8.0);
   EXPECT_DOUBLE_EQ(c.between_per_trial, 24.0);
   EXPECT_TRUE(c.trials_disagree);  // 4 > χ²_{7, .95}/7 = 2.01
   const VarianceComponents quiet = ComponentsOf(1.5, 1.0, 8, 8000);
   EXPECT_FALSE(quiet.trials_disagree);
-  EXPECT_DOUBLE_EQ(quiet.effective_connections, 8000 / 1.5);
+  EXPECT_NEAR(quiet.effective_connections, 8000 * 1.0005 / 1.5, 1e-9);
   const VarianceComponents below = ComponentsOf(0.5, 1.0, 8, 8000);
   EXPECT_EQ(below.icc, 0.0);
   EXPECT_EQ(below.between_per_trial, 0.0);
@@ -348,6 +357,104 @@ TEST(VarianceComponents, FoundInSimulatedStudiesWithAndWithoutATrialEffect) {
   }
 }
 
+TEST(VarianceComponents, TheIccIsTheShareOfVarianceBetweenTrials) {
+  // Means of trials with a known between-trial and within-trial variance: the ICC computed
+  // from the design effect is σ²_b/(σ²_b + σ²_w) (here 1/(1 + 9) = 0.1), within a few %.
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> z(0, 1);
+  double icc_sum = 0;
+  constexpr int kStudies = 300;
+  for (int k = 0; k < kStudies; ++k) {
+    TrialSamples trials(10);
+    for (auto& t : trials) {
+      const double trial = z(rng);                                    // σ²_b = 1
+      for (int c = 0; c < 100; ++c) t.push_back(trial + 3 * z(rng));  // σ²_w = 9
+    }
+    const PooledSamples p(trials);
+    const UnitInterval i = TrialInterval(p, Iota(10), Statistic::kMean);
+    icc_sum += ComponentsOf(i.variance, p.StratifiedMeanVariance(), 10, p.size()).icc;
+  }
+  EXPECT_NEAR(icc_sum / kStudies, 0.1, 0.01);
+}
+
+// The threshold of "trials disagree" for a percentile (DisagreementThreshold), calibrated by
+// simulation: identical trials (no trial effect), 400 connections each, p50. With the mean's
+// χ²_{U−1}/(U−1) it fired 5.1, 6.4 and 10.1 % of the time at U = 3, 8 and 15.
+TEST(VarianceComponents, TrialsDisagreeAtP50FiresAboutOneTimeInTwentyWithoutATrialEffect) {
+  BootstrapOptions bo;
+  bo.resamples = 200;
+  std::normal_distribution<double> z(0, 1);
+  for (const size_t units : {3, 8, 15}) {
+    std::mt19937_64 rng(300 + units);
+    int fired = 0;
+    constexpr int kStudies = 500;
+    for (int k = 0; k < kStudies; ++k) {
+      TrialSamples trials(units);
+      for (auto& t : trials) {
+        for (int c = 0; c < 400; ++c) t.push_back(1000 * std::exp(0.3 * z(rng)));
+      }
+      const PooledSamples p(trials);
+      bo.seed = static_cast<uint64_t>(k) + 1;
+      const UnitInterval i = TrialInterval(p, Iota(units), Statistic::kP50);
+      const VarianceComponents c = ComponentsOf(
+          i.variance, StratifiedVariance(p, Statistic::kP50, bo), units, p.size(), Statistic::kP50);
+      fired += c.trials_disagree ? 1 : 0;
+    }
+    const double rate = static_cast<double>(fired) / kStudies;
+    std::printf("trials disagree at p50 without a trial effect, %zu trials: %.3f\n", units, rate);
+    // 500 studies: at a true 4–5 % the rate leaves 1.5–8.5 % for fewer than 1 seed in 100.
+    EXPECT_GE(rate, 0.015) << units << " trials";
+    EXPECT_LE(rate, 0.085) << units << " trials";
+  }
+}
+
+// ---- The floor: never narrower than the connections imply ----
+
+TEST(TrialJackknife, TiedReplicatesStillHaveTheConnectionsFloor) {
+  // Two trials with exactly the same values: the jackknife variance is 0, and the old interval
+  // had zero width, so any nonzero difference was "detectable". Now the interval is the
+  // connections' own: ±z·√ConnectionVariance.
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> d(1000, 40);
+  std::vector<double> one;
+  for (int k = 0; k < 400; ++k) one.push_back(d(rng));
+  const TrialSamples tied = {one, one};
+  const PooledSamples a(tied);
+  const std::vector<uint64_t> units = Iota(2);
+  for (Statistic s : {Statistic::kMean, Statistic::kP50, Statistic::kP99}) {
+    SCOPED_TRACE(std::string(StatisticName(s)));
+    const UnitInterval i = TrialInterval(a, units, s);
+    EXPECT_EQ(i.variance, 0);
+    const double floor = ConnectionVariance(a, s);
+    ASSERT_GT(floor, 0);
+    EXPECT_NEAR(i.interval.hi - i.interval.estimate, NormalQuantile(0.975) * std::sqrt(floor),
+                1e-9);
+    EXPECT_LT(i.interval.lo, i.interval.estimate);
+  }
+  // The mean's floor is the stratified variance: 40²/800 here, about.
+  EXPECT_NEAR(ConnectionVariance(a, Statistic::kMean), 1600.0 / 800, 0.3);
+  // The same tied trials 1 µs slower: within what 800 connections can tell, so not detectable
+  // (it was, with a zero-width interval); 20 µs slower is.
+  std::vector<double> slower1 = one, slower20 = one;
+  for (double& v : slower1) v += 1;
+  for (double& v : slower20) v += 20;
+  const PooledSamples b1(TrialSamples{slower1, slower1}), b20(TrialSamples{slower20, slower20});
+  for (Statistic s : {Statistic::kMean, Statistic::kP50}) {
+    EXPECT_FALSE(MakeVerdict(PairedDifference(a, units, b1, units, s).interval).detectable);
+    EXPECT_TRUE(MakeVerdict(PairedDifference(a, units, b20, units, s).interval).detectable);
+  }
+}
+
+TEST(TrialJackknife, PercentileFloorIsTheBinomialIntervalOfTheQuantile) {
+  // N uniform values 0..N−1: the order statistics around rank qN are m = z·√(Nq(1 − q)) apart
+  // each way, so the floor's standard error is about m/z = √(Nq(1 − q)).
+  std::vector<double> v(10000);
+  for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<double>(k);
+  const PooledSamples p(TrialSamples{v});
+  EXPECT_NEAR(std::sqrt(ConnectionVariance(p, Statistic::kP50)), std::sqrt(2500.0), 1.0);
+  EXPECT_NEAR(std::sqrt(ConnectionVariance(p, Statistic::kP99)), std::sqrt(99.0), 1.0);
+}
+
 // ---- Trial plans ----
 
 TEST(TrialPlan, EnoughTrialsToResolveTheDifferenceAndNoMore) {
@@ -380,6 +487,56 @@ TEST(TrialPlan, EnoughTrialsToResolveTheDifferenceAndNoMore) {
   in.resolve = 1;
   in.duration_s = NAN;
   EXPECT_FALSE(PlanTrials(in));
+}
+
+// The planner's promise, checked: given a study's variance components, run the trials it names
+// and the difference it was asked to resolve is found (the interval excludes 0) with about the
+// 80 % power it states. Two arms paired by block, p50 (what the findings plan for), trial
+// effects of 5 % per arm and trial, connections of SD 0.3 at 200/s; the components are the true
+// ones for trials of 2 s; the plan may choose another trial length, and the studies are run at
+// the length it chose.
+TEST(TrialPlan, RunningThePlannedTrialsGivesTheStatedPower) {
+  constexpr double kMu = 1000, kDelta = 50, kRate = 200, kSigmaTrial = 0.05, kSigmaWithin = 0.3;
+  constexpr double kDuration = 2;
+  // One block's difference of p50: each arm's trial effect (≈ μ·σ_trial) and its connections'
+  // sampling of the median (π μ² σ²/(2n) for a lognormal of n samples).
+  const double n = kRate * kDuration;
+  const double between = 2 * (kMu * kSigmaTrial) * (kMu * kSigmaTrial);
+  const double within =
+      (kMu * kMu + (kMu + kDelta) * (kMu + kDelta)) * M_PI * kSigmaWithin * kSigmaWithin / (2 * n);
+  const std::optional<TrialPlan> plan = PlanTrials({.between = between,
+                                                    .within = within,
+                                                    .duration_s = kDuration,
+                                                    .overhead_s = 2,
+                                                    .resolve = kDelta});
+  ASSERT_TRUE(plan);
+  const auto connections = static_cast<size_t>(kRate * plan->duration_s);
+  std::mt19937_64 rng(61);
+  std::normal_distribution<double> z(0, 1);
+  int found = 0;
+  constexpr int kStudies = 1000;
+  const std::vector<uint64_t> units = Iota(plan->trials);
+  for (int k = 0; k < kStudies; ++k) {
+    TrialSamples a(plan->trials), b(plan->trials);
+    for (size_t t = 0; t < plan->trials; ++t) {
+      const double block = 0.05 * z(rng);  // shared by the arms: cancels
+      for (auto [mu, trial] : {std::pair{kMu, &a[t]}, std::pair{kMu + kDelta, &b[t]}}) {
+        const double effect = kSigmaTrial * z(rng);
+        for (size_t c = 0; c < connections; ++c) {
+          trial->push_back(mu * std::exp(block + effect + kSigmaWithin * z(rng)));
+        }
+      }
+    }
+    const UnitInterval d =
+        PairedDifference(PooledSamples(a), units, PooledSamples(b), units, Statistic::kP50);
+    found += d.interval.lo > 0 ? 1 : 0;
+  }
+  const double power = static_cast<double>(found) / kStudies;
+  std::printf("plan: %llu trials of %.0f s; power %.3f (stated 0.80)\n",
+              static_cast<unsigned long long>(plan->trials), plan->duration_s, power);
+  RecordProperty("planner_power", std::to_string(power));
+  EXPECT_GE(power, 0.75);
+  EXPECT_LE(power, 0.85);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // compare — `pqc-bench compare RUN RUN... [--baseline N | --against RUN...] [--fail-if EXPR]...`:
 // stored runs of the same arms side by side, every difference from the baseline run with its
 // interval over trials (or over runs, with a side of several), and regression gates for CI (exit 4
-// when one fails: the whole interval beyond its threshold).
+// when one fails: the whole interval beyond its threshold; exit 5 when one cannot judge: no
+// interval).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -16,8 +17,11 @@
 namespace pqc::cli {
 namespace {
 
-// kExitGateFailed: a --fail-if gate failed (documented in docs/cli.md).
+// kExitGateFailed: a --fail-if gate failed; kExitCannotJudge: a gate had no interval to judge
+// by (one trial per run, or one block) and so could not pass — a check that cannot fail is no
+// check (documented in docs/cli.md). A failed gate wins over one that cannot judge.
 constexpr int kExitGateFailed = 4;
+constexpr int kExitCannotJudge = 5;
 
 struct CompareFlags {
   std::vector<std::string> runs, gates, against;
@@ -96,9 +100,13 @@ int CompareMain(int argc, char** argv) {
     if (g.failed) {
       fmt::print(stderr, "pqc-bench compare: gate '{}' failed for arm {} (run {}): {}\n", g.gate,
                  g.arm, g.run + 1, g.difference.verdict);
+    } else if (g.cannot_judge) {
+      fmt::print(stderr, "pqc-bench compare: gate '{}' cannot judge arm {} (run {}): {}\n", g.gate,
+                 g.arm, g.run + 1, g.difference.verdict);
     }
   }
-  return comparison->any_gate_failed() ? kExitGateFailed : kExitOk;
+  if (comparison->any_gate_failed()) return kExitGateFailed;
+  return comparison->any_gate_cannot_judge() ? kExitCannotJudge : kExitOk;
 }
 
 }  // namespace pqc::cli

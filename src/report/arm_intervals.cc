@@ -34,8 +34,8 @@ VarianceSplit SplitOf(const VarianceComponents& c) {
 
 // kFewTrials: the verdict where an arm has fewer than two trials to vary over.
 constexpr const char* kFewTrials =
-    "no interval: an arm has fewer than two valid trials (the trial is the replicate; run 3 "
-    "or more)";
+    "no interval: cannot judge (an arm has fewer than two valid trials; the trial is the "
+    "replicate: run 3 or more)";
 
 size_t DistinctBlocks(const ArmData& a) {
   std::vector<uint64_t> b = a.blocks;
@@ -96,7 +96,8 @@ void PhaseIntervals(const PooledSamples& s, std::span<const uint64_t> blocks,
   for (Statistic stat : kSummaryStatistics) {
     const UnitInterval i = TrialInterval(s, blocks, stat, UnitOptionsOf(bo));
     OfStatistic(out.ci, stat) = {Finite(i.interval.lo), Finite(i.interval.hi)};
-    const VarianceComponents c = ComponentsOf(i.variance, within[IndexOf(stat)], i.units, s.size());
+    const VarianceComponents c =
+        ComponentsOf(i.variance, within[IndexOf(stat)], i.units, s.size(), stat);
     OfStatistic(variance, stat) = SplitOf(c);
     any = any || std::isfinite(c.design_effect);
   }

@@ -29,10 +29,17 @@ void WriteChart(std::ostream& out, const Chart& chart) {
 void WriteGates(std::ostream& out, const RunComparison& c) {
   if (c.gates.empty()) return;
   out << "<h2>Gates</h2>\n";
-  out << (c.any_gate_failed()
-              ? "<div class=\"banner incomplete\" id=\"gate-status\">A gate FAILED: a difference's "
-                "whole interval lies beyond its threshold.</div>\n"
-              : "<div class=\"banner complete\" id=\"gate-status\">Every gate passed.</div>\n");
+  if (c.any_gate_failed()) {
+    out << "<div class=\"banner incomplete\" id=\"gate-status\">A gate FAILED: a difference's "
+           "whole interval lies beyond its threshold.</div>\n";
+  } else if (c.any_gate_cannot_judge()) {
+    // Not "passed": without an interval a gate can neither fail nor pass.
+    out << "<div class=\"banner incomplete\" id=\"gate-status\">A gate CANNOT JUDGE: a "
+           "difference has no interval (run 2 or more trials per run, or compare 2 or more runs "
+           "per side with --against).</div>\n";
+  } else {
+    out << "<div class=\"banner complete\" id=\"gate-status\">Every gate passed.</div>\n";
+  }
   WriteHtmlTable(out, GatesTable(c), "gates");
 }
 

@@ -162,7 +162,8 @@ ordered_json Json(const RunComparison& c) {
                      {"baseline_us", Num(g.baseline_us)},
                      {"threshold_us", Num(g.threshold_us)},
                      {"difference_us", DifferenceJson(g.difference)},
-                     {"failed", g.failed}});
+                     {"failed", g.failed},
+                     {"cannot_judge", g.cannot_judge}});
   }
   j["gates"] = std::move(gates);
   return j;

@@ -36,21 +36,22 @@ std::string VersusTitle(const RunComparison& c, const MatchedArm& a, const ArmVe
 
 std::vector<std::string> ComparisonFindings(const RunComparison& c) {
   std::vector<std::string> out;
-  size_t undetectable = 0;
+  size_t undetectable = 0, unjudged = 0;
   for (const MatchedArm& a : c.arms) {
     for (const ArmVersus& v : a.versus) {
       const std::string invalid = v.from_invalid_trials ? " — from invalid trials" : "";
       for (const PhaseVersus& p : v.phases) {
         std::string parts;
-        bool any = false;
+        bool any = false, judged = false;
         for (const StatisticVersus& s : p.statistics) {
           if (!Headline(s.statistic)) continue;
           any = any || s.difference.detectable;
+          judged = judged || (s.difference.lo && s.difference.hi);
           parts += fmt::format("{}{} {}{}", parts.empty() ? "" : "; ", StatisticName(s.statistic),
                                s.difference.verdict, Relative(s.difference, s.baseline_us));
         }
         if (!any) {
-          ++undetectable;
+          ++(judged ? undetectable : unjudged);
           continue;
         }
         out.push_back(fmt::format("{}, {} (run {} vs run {}): {}{}", a.label, PhaseName(p.phase),
@@ -71,16 +72,25 @@ std::vector<std::string> ComparisonFindings(const RunComparison& c) {
     out.push_back(
         "no arm of the baseline run is in another run (arms match by their matrix "
         "factors): nothing was compared");
-  } else if (undetectable > 0 || out.empty()) {
-    out.push_back(
-        fmt::format("{} arm phase(s): no difference detectable in p50 or p99 at {:.0f} "
-                    "% confidence",
-                    undetectable, c.confidence * 100));
+  } else {
+    if (unjudged > 0) {
+      // Never "not detectable" without an interval: one trial says nothing about the next.
+      out.push_back(fmt::format(
+          "{} arm phase(s): no interval: cannot judge (run 2 or more trials per run, or compare "
+          "2 or more runs per side with --against)",
+          unjudged));
+    }
+    if (undetectable > 0 || out.empty()) {
+      out.push_back(
+          fmt::format("{} arm phase(s): no difference detectable in p50 or p99 at {:.0f} "
+                      "% confidence",
+                      undetectable, c.confidence * 100));
+    }
   }
   if (compared) {
     out.push_back(c.replicate == "run"
-                      ? "Intervals are over runs (each side's runs are its replicates): the "
-                        "variance between runs is in them."
+                      ? "Intervals have the run as a level (trials within runs, runs within a "
+                        "side): the variance between runs is in them."
                       : "Intervals are over each run's trials: drift between the runs "
                         "themselves is not in them (give several runs per side, `compare A1 A2 "
                         "--against B1 B2`, to include it).");
@@ -159,7 +169,8 @@ Table GatesTable(const RunComparison& c) {
   g.headers = {"gate", "arm", "run", "threshold (ms)", "difference", "result"};
   for (const GateResult& r : c.gates) {
     g.rows.push_back({r.gate, r.arm, std::to_string(r.run + 1), Ms(r.threshold_us),
-                      r.difference.verdict, r.failed ? "FAILED" : "passed"});
+                      r.difference.verdict,
+                      r.failed ? "FAILED" : (r.cannot_judge ? "CANNOT JUDGE" : "passed")});
   }
   return g;
 }

@@ -101,4 +101,10 @@ bool GateFails(const Gate& gate, std::optional<double> lo, std::optional<double>
   return hi && std::isfinite(*hi) && *hi < *threshold;
 }
 
+bool GateCannotJudge(const Gate& gate, std::optional<double> estimate, std::optional<double> lo,
+                     std::optional<double> hi, std::optional<double> baseline_us) {
+  if (!GateThresholdUs(gate, baseline_us) || !estimate || !std::isfinite(*estimate)) return false;
+  return !lo || !hi || !std::isfinite(*lo) || !std::isfinite(*hi);
+}
+
 }  // namespace pqc::report

@@ -37,4 +37,10 @@ std::optional<double> GateThresholdUs(const Gate& gate, std::optional<double> ba
 bool GateFails(const Gate& gate, std::optional<double> lo, std::optional<double> hi,
                std::optional<double> baseline_us);
 
+// GateCannotJudge: a difference with an estimate but no interval (a bound undefined) against a
+// threshold that exists: the gate can neither fail it nor let it pass — one trial says nothing
+// about the next, so "no interval" is not "no regression".
+bool GateCannotJudge(const Gate& gate, std::optional<double> estimate, std::optional<double> lo,
+                     std::optional<double> hi, std::optional<double> baseline_us);
+
 }  // namespace pqc::report

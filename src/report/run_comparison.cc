@@ -6,11 +6,13 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "report/arm_samples.h"
 #include "report/study_summary.h"
 #include "results/run_reader.h"
 #include "stats/bootstrap.h"
+#include "stats/run_difference.h"
 #include "stats/student_t.h"
 #include "stats/trial_jackknife.h"
 #include "stats/variance_components.h"
@@ -112,6 +114,19 @@ Result<std::unique_ptr<LoadedRun>> LoadSide(const std::vector<std::string>& path
   return side;
 }
 
+// RunsOf: the per-run arms behind `arm` on its side: the member runs' arms of the same factors
+// (a side of several runs), or the arm itself (one run).
+std::vector<const ArmData*> RunsOf(const LoadedRun& side, const ArmData& arm) {
+  if (side.members.empty()) return {&arm};
+  std::vector<const ArmData*> out;
+  for (const auto& member : side.members) {
+    for (const ArmData& a : member->arms) {
+      if (KeyOf(a) == KeyOf(arm)) out.push_back(&a);
+    }
+  }
+  return out;
+}
+
 std::string Sha256Hex(const std::string& text) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
@@ -178,33 +193,80 @@ std::optional<double> StatisticOfArm(const ArmData& a, Phase p, Statistic s) {
   return Finite(StatisticOf(samples->sorted(), s));
 }
 
-CpuVersus CpuOf(std::string what, const std::vector<double>& base, const std::vector<double>& other,
-                double confidence) {
-  const MeanInterval d = WelchDifference(base, other, confidence);
+// kCannotJudge: the verdict where a difference has no interval, and what would give it one.
+constexpr const char* kCannotJudge =
+    "no interval: cannot judge (run 2 or more trials per run, or compare 2 or more runs per "
+    "side with --against)";
+
+// CpuFloorVariance: what one trial's CPU per handshake (or per connection) is known to at best:
+// rusage counts µs, so each trial's CPU total is rounded to ±0.5 µs (variance 1/12 µs²), spread
+// over the trial's `count` handshakes (connections). Tiny, but never zero: tied trials do not
+// make any change "detectable".
+double CpuFloorVariance(double count, size_t trials) {
+  if (trials == 0 || !(count > 0)) return 1.0 / 12;
+  const double per_trial = count / static_cast<double>(trials);
+  return 1.0 / 12 / std::max(1.0, per_trial * per_trial);
+}
+
+// Runs: the per-run arms of one side of a comparison (a single run: itself).
+using Runs = std::vector<const ArmData*>;
+
+// CpuOf: CPU per handshake (`values`, counted over `count`) of two sides, with the runs as a
+// level (run_difference.h); a run that measured none is left out.
+template <typename Count>
+CpuVersus CpuOf(std::string what, const Runs& base_runs, const Runs& other_runs,
+                std::vector<double> ArmData::*values, Count ArmData::*count, double confidence) {
+  std::vector<double> base, other;
+  std::vector<UnitInterval> rb, ro;
+  for (auto [runs, all, out] : {std::tuple{&base_runs, &base, &rb}, {&other_runs, &other, &ro}}) {
+    for (const ArmData* a : *runs) {
+      const std::vector<double>& v = a->*values;
+      if (v.empty()) continue;
+      all->insert(all->end(), v.begin(), v.end());
+      const double n = static_cast<double>(a->*count);
+      out->push_back(RunOfValues(v, CpuFloorVariance(n, v.size()), confidence));
+    }
+  }
   const MeanInterval b = TInterval(base, confidence), o = TInterval(other, confidence);
-  Verdict verdict = MakeVerdict({d.mean, d.lo, d.hi}, VerdictUnit::kMicroseconds);
-  if (std::isfinite(d.mean) && (b.n < 2 || o.n < 2)) {
-    verdict.text =
-        fmt::format("{:+.1f} µs (a run with one trial: no interval over trials)", d.mean);
-  } else if (!std::isfinite(d.mean)) {
+  const UnitInterval d = RunsDifference(b.mean, rb, o.mean, ro, confidence).difference;
+  Verdict verdict = MakeVerdict(d.interval, VerdictUnit::kMicroseconds);
+  if (!std::isfinite(d.interval.estimate)) {
     verdict.text = "not measured in both runs";
+  } else if (std::isnan(d.interval.lo)) {
+    verdict.text = fmt::format("{:+.1f} µs ({})", d.interval.estimate, kCannotJudge);
   }
   return {.what = std::move(what),
           .baseline_us = Finite(b.mean),
           .other_us = Finite(o.mean),
-          .relative_pct = Finite(b.n > 0 && b.mean > 0 ? 100 * d.mean / b.mean : NAN),
+          .relative_pct = Finite(b.n > 0 && b.mean > 0 ? 100 * d.interval.estimate / b.mean : NAN),
           .baseline_trials = b.n,
           .other_trials = o.n,
-          .difference = {Finite(d.mean), Finite(d.lo), Finite(d.hi), verdict.detectable,
-                         std::move(verdict.text)}};
+          .difference = {Finite(d.interval.estimate), Finite(d.interval.lo), Finite(d.interval.hi),
+                         verdict.detectable, std::move(verdict.text), d.units, std::nullopt}};
 }
 
-ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const BootstrapOptions& bo) {
+// SideIntervals: each run's own interval of the statistic over its trials (blocks).
+std::vector<UnitInterval> SideIntervals(const Runs& runs, Phase p, Statistic s,
+                                        const UnitOptions& uo) {
+  std::vector<UnitInterval> out;
+  for (const ArmData* a : runs) {
+    const auto& samples = a->phases[static_cast<size_t>(p)];
+    if (samples && samples->size() > 0) out.push_back(TrialInterval(*samples, a->blocks, s, uo));
+  }
+  return out;
+}
+
+// Versus: the arm of one side (`b`, pooled over `b_runs`) against the other's (`o`). Every
+// interval has the run as a level: each run's trials give its own interval, the runs' spread
+// the drift between them (run_difference.h).
+ArmVersus Versus(const ArmData& b, const Runs& b_runs, const ArmData& o, const Runs& o_runs,
+                 size_t run, const BootstrapOptions& bo) {
   ArmVersus v;
   v.run = run;
   v.baseline_arm = b.arm->id;
   v.arm = o.arm->id;
   v.from_invalid_trials = b.from_invalid() || o.from_invalid();
+  const UnitOptions uo{.confidence = bo.confidence, .min_tail = bo.min_tail};
   for (Phase p : kAllPhases) {
     const auto& sb = b.phases[static_cast<size_t>(p)];
     const auto& so = o.phases[static_cast<size_t>(p)];
@@ -212,29 +274,31 @@ ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const Bootstrap
     PhaseVersus& pv = v.phases.emplace_back();
     pv.phase = p;
     for (Statistic s : kStatistics) {
-      // Each run's own blocks (or, for a side of several runs, its runs) are its replicates;
-      // nothing pairs the two runs' units.
-      const UnitOptions uo{.confidence = bo.confidence, .min_tail = bo.min_tail};
-      const UnitInterval ib = TrialInterval(*sb, b.blocks, s, uo);
-      const UnitInterval io = TrialInterval(*so, o.blocks, s, uo);
-      const UnitInterval d = IndependentDifference(ib, io, bo.confidence);
-      auto design_effect = [&](const UnitInterval& i, const PooledSamples& samples) {
+      const std::vector<UnitInterval> rb = SideIntervals(b_runs, p, s, uo);
+      const std::vector<UnitInterval> ro = SideIntervals(o_runs, p, s, uo);
+      const std::optional<double> eb = StatisticOfArm(b, p, s), eo = StatisticOfArm(o, p, s);
+      const UnitInterval d =
+          RunsDifference(eb.value_or(NAN), rb, eo.value_or(NAN), ro, bo.confidence).difference;
+      // The design effect of each side: its variance over its replicates (trials, or runs)
+      // against its connections' alone.
+      auto design_effect = [&](const ArmData& a, const PooledSamples& samples) {
+        const UnitInterval i = TrialInterval(samples, a.blocks, s, uo);
         return Finite(
-            ComponentsOf(i.variance, StratifiedVariance(samples, s, bo), i.units, samples.size())
+            ComponentsOf(i.variance, StratifiedVariance(samples, s, bo), i.units, samples.size(), s)
                 .design_effect);
       };
       Verdict verdict = MakeVerdict(d.interval);
-      if (d.units < 2 && std::isfinite(d.interval.estimate)) {
-        verdict.text = "a run with one trial: no interval (trials are the replicates)";
+      if (std::isnan(d.interval.lo) && std::isfinite(d.interval.estimate)) {
+        verdict.text = kCannotJudge;
       }
       pv.statistics.push_back(
           {s,
-           StatisticOfArm(b, p, s),
-           StatisticOfArm(o, p, s),
+           eb,
+           eo,
            {Finite(d.interval.estimate), Finite(d.interval.lo), Finite(d.interval.hi),
             verdict.detectable, std::move(verdict.text), d.units, std::nullopt},
-           design_effect(ib, *sb),
-           design_effect(io, *so)});
+           design_effect(b, *sb),
+           design_effect(o, *so)});
     }
   }
   const ByteStats bb = b.bytes.Bytes(), ob = o.bytes.Bytes();
@@ -244,10 +308,10 @@ ArmVersus Versus(const ArmData& b, const ArmData& o, size_t run, const Bootstrap
       {"Certificate", Finite(bb.certificate.mean), Finite(ob.certificate.mean)},
       {"CertificateVerify", Finite(bb.certificate_verify.mean), Finite(ob.certificate_verify.mean)},
       {"server's first flight", Finite(bb.handshake_read_mean), Finite(ob.handshake_read_mean)}};
-  v.cpu = {CpuOf("server CPU per handshake", b.server_us_per_handshake, o.server_us_per_handshake,
-                 bo.confidence),
-           CpuOf("client CPU per connection", b.client_us_per_connection,
-                 o.client_us_per_connection, bo.confidence)};
+  v.cpu = {CpuOf("server CPU per handshake", b_runs, o_runs, &ArmData::server_us_per_handshake,
+                 &ArmData::server_handshakes, bo.confidence),
+           CpuOf("client CPU per connection", b_runs, o_runs, &ArmData::client_us_per_connection,
+                 &ArmData::connections, bo.confidence)};
   v.setting_differences = SettingDifferences(b.arm->settings, o.arm->settings);
   return v;
 }
@@ -272,6 +336,8 @@ void EvaluateGates(const std::vector<Gate>& gates, const MatchedArm& arm, RunCom
           r.threshold_us = GateThresholdUs(g, s.baseline_us);
           r.difference = s.difference;
           r.failed = GateFails(g, s.difference.lo, s.difference.hi, s.baseline_us);
+          r.cannot_judge = GateCannotJudge(g, s.difference.estimate, s.difference.lo,
+                                           s.difference.hi, s.baseline_us);
           out.gates.push_back(std::move(r));
         }
       }
@@ -280,6 +346,13 @@ void EvaluateGates(const std::vector<Gate>& gates, const MatchedArm& arm, RunCom
 }
 
 }  // namespace
+
+bool RunComparison::any_gate_cannot_judge() const {
+  for (const GateResult& g : gates) {
+    if (g.cannot_judge) return true;
+  }
+  return false;
+}
 
 bool RunComparison::any_gate_failed() const {
   for (const GateResult& g : gates) {
@@ -350,7 +423,8 @@ Result<RunComparison> CompareRuns(const std::vector<std::string>& paths,
       if (k == base) continue;
       auto it = by_key[k].find(m.factors);
       if (it == by_key[k].end()) continue;
-      m.versus.push_back(Versus(b, *it->second, k, bo));
+      m.versus.push_back(
+          Versus(b, RunsOf(*runs[base], b), *it->second, RunsOf(*runs[k], *it->second), k, bo));
       m.spectra.push_back(SpectraOf(*it->second, k));
     }
     if (m.versus.size() + 1 < runs.size()) {

@@ -3,11 +3,11 @@
 // difference from the baseline run with a bootstrap interval and the verdict `report` words it
 // with. The runs are independent: each run's trials are its replicates (trial_jackknife.h),
 // the two runs' variances added (Welch), so drift between the runs themselves is not in the
-// interval — unless each side holds several runs (`against`), whose runs are then the
-// replicates. What else differs between the runs — their machine
-// and OpenSSL facts, their scenario text, an arm's stored settings — is listed, never hidden,
-// and so are the arms one run has and another lacks. Regression gates (gate.h) are evaluated
-// on the same differences.
+// interval — unless each side holds several runs (`against`): then the run is a level of the
+// model, trials within runs (stats/run_difference.h), and the drift between runs is in it. What
+// else differs between the runs — their machine and OpenSSL facts, their scenario text, an arm's
+// stored settings — is listed, never hidden, and so are the arms one run has and another lacks.
+// Regression gates (gate.h) are evaluated on the same differences.
 #pragma once
 
 #include <array>
@@ -106,6 +106,9 @@ struct GateResult {
   std::optional<double> baseline_us, threshold_us;
   Difference difference;
   bool failed = false;
+  // cannot_judge: the difference has an estimate but no interval (one trial per run, or one
+  // block), so the gate can neither pass nor fail it; compare exits 5 then.
+  bool cannot_judge = false;
 };
 
 struct RunComparison {
@@ -119,6 +122,7 @@ struct RunComparison {
   std::vector<UnmatchedArm> only_in_one;
   std::vector<GateResult> gates;
   bool any_gate_failed() const;
+  bool any_gate_cannot_judge() const;
 };
 
 // CompareRuns: `paths` are run directories or results.sqlite files (at least two, or at least

@@ -37,7 +37,8 @@ std::string ServerCpu(const Summary& s, uint64_t arm, uint64_t baseline) {
     if (!more.estimate) return "";
     if (!more.ci.lo || !more.ci.hi) {
       return fmt::format(
-          "; the server spends {:+.0f} % CPU per handshake (one paired trial: no interval)",
+          "; the server spends {:+.0f} % CPU per handshake (no interval: cannot judge; run 2 or "
+          "more trials)",
           *more.estimate);
     }
     const bool detectable = *more.ci.lo > 0 || *more.ci.hi < 0;

@@ -23,7 +23,9 @@ TitledTable VarianceTable(const Summary& summary) {
       "Every interval is over trials (blocks), not connections. 'within' is one trial's p50 "
       "spread from its own connections, 'between' what trials add beyond it (standard "
       "deviations); the design effect is the variance over trials ÷ the variance connections "
-      "alone would give, and the connections the study is worth are the measured ones ÷ it.";
+      "alone would give; ICC is the share of one connection's variance that lies between "
+      "trials, and the connections the study is worth are the measured ones ÷ (1 + (n̄ − 1) · "
+      "ICC), n̄ per trial.";
   Table& t = out.table;
   t.headers = {"arm",         "phase", "trials",        "within ms",      "between ms",
                "design eff.", "ICC",   "worth (conns)", "trials disagree"};

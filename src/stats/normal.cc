@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "stats/bisect.h"
+
 namespace pqc {
 
 double NormalCdf(double z) {
@@ -14,20 +16,8 @@ double NormalQuantile(double p) {
   if (p == 0.0) return -std::numeric_limits<double>::infinity();
   if (p == 1.0) return std::numeric_limits<double>::infinity();
   // Φ(±40) is 0 and 1 in double precision beyond any p that reaches here, so the root lies
-  // in [−40, 40]; each halving keeps it bracketed. Bounded: stops when the bracket cannot
-  // shrink further, or after 200 halvings.
-  double lo = -40.0;
-  double hi = 40.0;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    if (NormalCdf(mid) < p) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo + (hi - lo) / 2;
+  // in [−40, 40].
+  return BisectIncreasing(p, -40.0, 40.0, NormalCdf);
 }
 
 }  // namespace pqc

@@ -4,10 +4,20 @@
 #include <cmath>
 #include <limits>
 
+#include "stats/bisect.h"
+#include "stats/normal.h"
+
 namespace pqc {
 namespace {
 
 constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+// InvertCentral: the t whose central probability is `confidence`: it rises from 0 at t = 0
+// towards 1, and 1e9 lies beyond any quantile asked for here (df 1 at 0.999999 is about 6.4e5).
+template <typename Central>
+double InvertCentral(double confidence, Central central) {
+  return BisectIncreasing(confidence, 0.0, 1e9, central);
+}
 
 // Moments: mean and variance of the non-NaN values (variance with n − 1; NaN below 2 values).
 struct Moments {
@@ -33,7 +43,54 @@ Moments MomentsOf(std::span<const double> values) {
   return m;
 }
 
+// BetaContinuedFraction: the continued fraction of the incomplete beta function I_x(a, b),
+// evaluated with the modified Lentz method; converges fast for x < (a + 1)/(a + b + 2).
+double BetaContinuedFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  double c = 1;
+  double d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::fabs(d) < kTiny ? kTiny : d);
+  double f = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double md = m;
+    // The even step d_{2m}, then the odd step d_{2m+1} of the fraction.
+    for (const double coef : {md * (b - md) * x / ((a + 2 * md - 1) * (a + 2 * md)),
+                              -(a + md) * (a + b + md) * x / ((a + 2 * md) * (a + 2 * md + 1))}) {
+      d = 1 + coef * d;
+      d = 1 / (std::fabs(d) < kTiny ? kTiny : d);
+      c = 1 + coef / c;
+      if (std::fabs(c) < kTiny) c = kTiny;
+      f *= c * d;
+    }
+    if (std::fabs(c * d - 1) < 1e-15) break;
+  }
+  return f;
+}
+
+// IncompleteBeta: the regularized I_x(a, b) for a, b > 0 and 0 ≤ x ≤ 1.
+double IncompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double log_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  const double front = std::exp(log_front);
+  if (x < (a + 1) / (a + b + 2)) return front * BetaContinuedFraction(a, b, x) / a;
+  return 1 - front * BetaContinuedFraction(b, a, 1 - x) / b;
+}
+
 }  // namespace
+
+double StudentTCentralDf(double t, double df) {
+  if (!(df > 0) || std::isnan(t)) return kNoValue;
+  t = std::fabs(t);
+  if (std::isinf(t)) return 1.0;
+  return 1 - IncompleteBeta(df / 2, 0.5, df / (df + t * t));
+}
+
+double StudentTQuantileDf(double confidence, double df) {
+  if (!(confidence > 0 && confidence < 1) || !(df > 0) || !std::isfinite(df)) return kNoValue;
+  return InvertCentral(confidence, [df](double t) { return StudentTCentralDf(t, df); });
+}
 
 double StudentTCentral(double t, int df) {
   if (df < 1 || std::isnan(t)) return kNoValue;
@@ -66,20 +123,7 @@ double StudentTCentral(double t, int df) {
 
 double StudentTQuantile(double confidence, int df) {
   if (!(confidence > 0 && confidence < 1) || df < 1) return kNoValue;
-  // Bounded bisection: the central probability rises from 0 at t = 0 towards 1; 1e9 lies
-  // beyond any quantile asked for here (df 1 at 0.999999 is about 6.4e5).
-  double lo = 0;
-  double hi = 1e9;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    if (StudentTCentral(mid, df) < confidence) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo + (hi - lo) / 2;
+  return InvertCentral(confidence, [df](double t) { return StudentTCentral(t, df); });
 }
 
 MeanInterval TInterval(std::span<const double> values, double confidence) {
@@ -94,7 +138,7 @@ MeanInterval TInterval(std::span<const double> values, double confidence) {
 }
 
 MeanInterval WelchDifference(std::span<const double> base, std::span<const double> other,
-                             double confidence) {
+                             double confidence, double floor_variance) {
   const Moments b = MomentsOf(base), o = MomentsOf(other);
   MeanInterval out{kNoValue, kNoValue, kNoValue, std::min(b.n, o.n)};
   if (b.n == 0 || o.n == 0) return out;
@@ -102,12 +146,16 @@ MeanInterval WelchDifference(std::span<const double> base, std::span<const doubl
   if (b.n < 2 || o.n < 2) return out;
   const double vb = b.variance / b.n, vo = o.variance / o.n;
   const double se = std::sqrt(vb + vo);
-  if (se == 0) {  // every trial of both runs agrees exactly: the difference is what it is
-    out.lo = out.hi = out.mean;
-    return out;
+  // The floor: what the measurement alone implies, with a normal quantile (its variance is
+  // known, not estimated). Every trial agreeing exactly no longer gives a zero-width interval.
+  const double floor_half = NormalQuantile(0.5 + confidence / 2) *
+                            std::sqrt(std::max(0.0, floor_variance) * (1.0 / b.n + 1.0 / o.n));
+  double half = floor_half;
+  if (se > 0) {
+    const double denom = vb * vb / (b.n - 1) + vo * vo / (o.n - 1);
+    const double df = (vb + vo) * (vb + vo) / denom;
+    half = std::max(half, StudentTQuantileDf(confidence, df) * se);
   }
-  const double df = (vb + vo) * (vb + vo) / (vb * vb / (b.n - 1) + vo * vo / (o.n - 1));
-  const double half = StudentTQuantile(confidence, std::max(1, static_cast<int>(df))) * se;
   out.lo = out.mean - half;
   out.hi = out.mean + half;
   return out;

@@ -16,6 +16,14 @@ double StudentTCentral(double t, int df);
 // (confidence 0.95, df 2 → 4.303). Preconditions: 0 < confidence < 1, df ≥ 1; else NaN.
 double StudentTQuantile(double confidence, int df);
 
+// StudentTCentralDf / StudentTQuantileDf: the same for real degrees of freedom (df > 0), as
+// Welch–Satterthwaite and two-level variance components give them: flooring df to an integer
+// (1.9 → 1 turns t = 4.6 into 12.7) made intervals over two runs per side far too wide to fail a
+// gate. Via the regularized incomplete beta function, P(|T| ≤ t) = 1 − I_{df/(df+t²)}(df/2, ½);
+// integer df agree with the exact series above to 1e-10.
+double StudentTCentralDf(double t, double df);
+double StudentTQuantileDf(double confidence, double df);
+
 // MeanInterval: the mean of `values` and its two-sided t interval (mean ± t·s/√n), treating
 // each value as one independent observation. NaN values are skipped; fewer than 2 values
 // leave lo and hi NaN (one trial says nothing about how the next would differ).
@@ -27,10 +35,12 @@ MeanInterval TInterval(std::span<const double> values, double confidence);
 
 // WelchDifference: mean(other) − mean(base) and its two-sided Welch interval, for two
 // independent sets of trials (two runs on different machines or builds: nothing pairs their
-// trials). Degrees of freedom by Welch–Satterthwaite, rounded down to an integer, which widens
-// the interval rather than claiming precision the trials do not have. NaN values are skipped;
-// fewer than 2 values on either side leave lo and hi NaN; n is the smaller side's count.
+// trials). Degrees of freedom by Welch–Satterthwaite, not rounded (StudentTQuantileDf). NaN
+// values are skipped; fewer than 2 values on either side leave lo and hi NaN; n is the smaller
+// side's count. `floor_variance` (≥ 0) is the variance of one value that its measurement alone
+// implies (e.g. the clock's resolution): the half-width is never below z · √(floor/n_b +
+// floor/n_o), so tied trials do not make any nonzero difference "detectable".
 MeanInterval WelchDifference(std::span<const double> base, std::span<const double> other,
-                             double confidence);
+                             double confidence, double floor_variance = 0);
 
 }  // namespace pqc

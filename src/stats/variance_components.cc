@@ -9,6 +9,11 @@ namespace pqc {
 
 double ChiSquareQuantile(double p, int k) {
   if (!(p > 0 && p < 1) || k < 1) return Interval::kUndefined;
+  return ChiSquareQuantileDf(p, k);
+}
+
+double ChiSquareQuantileDf(double p, double k) {
+  if (!(p > 0 && p < 1) || !(k > 0) || !std::isfinite(k)) return Interval::kUndefined;
   if (k == 1) {
     const double z = NormalQuantile(0.5 + p / 2);
     return z * z;
@@ -20,7 +25,15 @@ double ChiSquareQuantile(double p, int k) {
   return kd * c * c * c;
 }
 
-VarianceComponents ComponentsOf(double total, double within, size_t trials, size_t connections) {
+double DisagreementThreshold(Statistic statistic, size_t trials) {
+  if (trials < 2) return Interval::kUndefined;
+  double nu = static_cast<double>(trials - 1);
+  if (statistic != Statistic::kMean) nu = nu / (1 + nu / 14);
+  return ChiSquareQuantileDf(0.95, nu) / nu;
+}
+
+VarianceComponents ComponentsOf(double total, double within, size_t trials, size_t connections,
+                                Statistic statistic) {
   VarianceComponents out;
   out.trials = trials;
   out.connections = connections;
@@ -34,12 +47,12 @@ VarianceComponents ComponentsOf(double total, double within, size_t trials, size
   out.within = within;
   out.design_effect = total / within;
   const double per_trial = n / u;
-  out.icc = per_trial > 1 ? std::clamp((out.design_effect - 1) / (per_trial - 1), 0.0, 1.0) : 0.0;
-  out.effective_connections = n / std::max(out.design_effect, 1.0);
+  out.variance_ratio = std::max(0.0, (out.design_effect - 1) / per_trial);
+  out.icc = out.variance_ratio / (1 + out.variance_ratio);
+  out.effective_connections = n / (1 + (per_trial - 1) * out.icc);
   out.within_per_trial = u * within;
   out.between_per_trial = std::max(0.0, u * (total - within));
-  const int df = static_cast<int>(trials) - 1;
-  out.trials_disagree = out.design_effect > ChiSquareQuantile(0.95, df) / df;
+  out.trials_disagree = out.design_effect > DisagreementThreshold(statistic, trials);
   return out;
 }
 
