@@ -46,9 +46,11 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
       ->excludes(baseline);
   app.add_option("--format", f.format, "table | md | csv | json | html")->capture_default_str();
   app.add_option("--output,-o", f.output, "write to this file instead of standard output");
-  app.add_option("--fail-if", f.gates,
-                 "regression gate, e.g. 'handshake.p99 > +5%' or 'connect.p50 > +1ms': exit 4 "
-                 "when the difference's whole interval is beyond it (repeatable)");
+  app.add_option(
+      "--fail-if", f.gates,
+      "regression gate, e.g. 'handshake.p99 > +5%' or 'connect.p50 > +1ms': exit 4 "
+      "when the difference's whole interval is beyond it, exit 5 when it has no interval "
+      "to judge by (repeatable)");
   app.add_option("--resamples", f.resamples, "bootstrap resamples per interval")
       ->capture_default_str()
       ->check(CLI::Range(100, 100000));
