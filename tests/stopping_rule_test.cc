@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "stats/pooled_samples.h"
 #include "stats/student_t.h"
 #include "stats/trial_jackknife.h"
+#include "stats/trial_length.h"
 #include "stats/trial_plan.h"
 
 namespace pqc {
@@ -201,6 +203,38 @@ TEST(StoppingRule, UnansweredQuestionsSayWhatWouldAnswerThem) {
   a.between = NAN;  // no variance yet: nothing to plan from
   PlanAnswer({}, {.blocks = 6, .trial_s = 2}, a);
   EXPECT_FALSE(a.blocks_needed);
+}
+
+TEST(TrialLength, TheLengthThatAnswersEveryQuestionSoonest) {
+  const Look look{.blocks = 4, .trial_s = 2, .overhead_s = 2};
+  Answer p50;  // trials disagree: its variance is between them
+  p50.between = 400;
+  p50.within = 4;
+  p50.target = 10;
+  Answer p99;  // its connections' own sampling dominates
+  p99.between = 10;
+  p99.within = 4000;
+  p99.target = 40;
+  const StoppingRule rule;
+  const std::optional<TrialLengthAdvice> alone50 = AdviseTrialLength({&p50, 1}, rule, look, 2);
+  const std::optional<TrialLengthAdvice> alone99 = AdviseTrialLength({&p99, 1}, rule, look, 2);
+  ASSERT_TRUE(alone50 && alone99);
+  EXPECT_EQ(alone50->duration_s, 1);  // many short trials
+  EXPECT_GT(alone99->duration_s, 2);  // fewer, longer ones
+  // Both at once: the least total over the planner's lengths of the slower question's blocks.
+  const std::vector<Answer> both = {p50, p99};
+  const std::optional<TrialLengthAdvice> joint = AdviseTrialLength(both, rule, look, 2);
+  ASSERT_TRUE(joint);
+  double least = 1e300;
+  for (double d : kPlannedDurations) {
+    const uint64_t blocks = std::max(*TrialsAt(PlanInputOf(p50, rule, look), d),
+                                     *TrialsAt(PlanInputOf(p99, rule, look), d));
+    least = std::min(least, static_cast<double>(blocks * 2) * (d + look.overhead_s));
+  }
+  EXPECT_DOUBLE_EQ(joint->total_s, least);
+  EXPECT_GE(joint->total_s, std::max(alone50->total_s, alone99->total_s));
+  Answer unknown;  // no interval yet
+  EXPECT_FALSE(AdviseTrialLength({&unknown, 1}, rule, look, 2));
 }
 
 // ---- The simulated study ----

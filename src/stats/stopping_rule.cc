@@ -22,14 +22,18 @@ bool IsTail(Statistic statistic) {
 
 }  // namespace
 
+TrialPlanInput PlanInputOf(const Answer& a, const StoppingRule& rule, const Look& look) {
+  return {.between = a.between,
+          .within = a.within,
+          .duration_s = look.trial_s,
+          .overhead_s = look.overhead_s,
+          .resolve = a.target,
+          .confidence = rule.confidence,
+          .power = 0.5};
+}
+
 void PlanAnswer(const StoppingRule& rule, const Look& look, Answer& a) {
-  const TrialPlanInput in{.between = a.between,
-                          .within = a.within,
-                          .duration_s = look.trial_s,
-                          .overhead_s = look.overhead_s,
-                          .resolve = a.target,
-                          .confidence = rule.confidence,
-                          .power = 0.5};
+  const TrialPlanInput in = PlanInputOf(a, rule, look);
   a.blocks_needed = TrialsAt(in, look.trial_s);
   a.cheapest = PlanTrials(in);
 }

@@ -143,6 +143,10 @@ Decision Decide(const StoppingRule& rule, std::span<const Question> questions,
 // planner solves hundreds of t quantiles).
 void PlanAnswer(const StoppingRule& rule, const Look& look, Answer& a);
 
+// PlanInputOf: the planner's input for answer a: its variances per block, measured with trials
+// of look.trial_s, its target as the half-width to resolve, precision alone.
+TrialPlanInput PlanInputOf(const Answer& a, const StoppingRule& rule, const Look& look);
+
 // AnswerOf: one question's answer from its two series (state kAnswered or kOpen).
 Answer AnswerOf(const StoppingRule& rule, const Question& question, const Series& baseline,
                 const Series& other);
