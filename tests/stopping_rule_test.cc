@@ -242,15 +242,8 @@ TEST(TrialLength, TheLengthThatAnswersEveryQuestionSoonest) {
 // Model: as this machine's studies look (docs/methodology.md): a trial's level varies by 10 %
 // (SD of log), so with 400 connections of SD 0.3 per trial a trial's p50 varies about 28×
 // more, in variance, than its connections make it; blocks drift by 8 %, shared by the arms.
-struct Model {
-  double mu_a = 1000, mu_b = 1150;
-  double sigma_within = 0.3, sigma_trial = 0.10, sigma_block = 0.08;
-  size_t n = 400;
-
-  double Truth(double mu, Statistic s) const {
-    return LognormalTruth(mu, LognormalSigma({sigma_within, sigma_trial, sigma_block}), s);
-  }
-  double TrueDifference(Statistic s) const { return Truth(mu_b, s) - Truth(mu_a, s); }
+struct Model : PairedArmsModel {
+  Model() { sigma_trial = 0.10; }
 };
 
 // Stream: one study's blocks, added one at a time; each arm's samples pooled incrementally as a
@@ -393,7 +386,7 @@ TEST(StoppingRuleSimulation, IntervalsItStopsOnCoverTheTruth) {
 
 // An A/A pair is called different when the interval the rule stopped on excludes 0. 2,000
 // studies: at a true 5 % the rate exceeds 6.2 % for fewer than 1 seed in 100 (5 % + 2.33 ·
-// √(.05 · .95 / 2000)); the rule's was 3.5–5 %. The naive rule — stop at the first look (3
+// √(.05 · .95 / 2000)); the rule's was 3.9–4.8 %. The naive rule — stop at the first look (3
 // blocks on) whose p50 interval excludes 0, else at 20 blocks — on the same studies: about 22 %,
 // and below 15 % for fewer than 1 seed in 10^6 at 2,000 studies.
 TEST(StoppingRuleSimulation, AnAaPairIsRarelyCalledDifferentAndTheNaiveRuleOftenIs) {
