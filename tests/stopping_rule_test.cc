@@ -151,6 +151,10 @@ TEST(StoppingRule, LooksAnswersAndBudgets) {
   const Decision early = study.At(rule, loose, 3);
   EXPECT_EQ(early.reason, StopReason::kContinue);
   EXPECT_EQ(early.answers[0].state, AnswerState::kOpen);
+  EXPECT_NEAR(
+      early.answers[0].difference.interval.hi - early.answers[0].difference.interval.estimate,
+      early.answers[0].half_width, 1e-9);
+  EXPECT_LT(early.answers[0].half_width, early.answers[0].target);
   // At the first look both are within their targets: answered, reported as estimate ± target.
   const Decision first = study.At(rule, loose, 4);
   EXPECT_EQ(first.reason, StopReason::kAnswered);

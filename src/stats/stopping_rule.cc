@@ -91,7 +91,12 @@ Decision Decide(const StoppingRule& rule, std::span<const Question> questions,
   bool all = true;
   for (const Question& q : questions) {
     Answer a = AnswerOf(rule, q, series(q.baseline, q.phase), series(q.other, q.phase));
-    if (look.blocks < rule.min_blocks) a.state = AnswerState::kOpen;
+    if (look.blocks < rule.min_blocks && a.state == AnswerState::kAnswered) {
+      // Not a look yet: progress, with the interval as computed.
+      a.state = AnswerState::kOpen;
+      a.difference.interval.lo = a.difference.interval.estimate - a.half_width;
+      a.difference.interval.hi = a.difference.interval.estimate + a.half_width;
+    }
     all = all && a.state == AnswerState::kAnswered;
     out.answers.push_back(std::move(a));
   }

@@ -60,8 +60,8 @@ struct Question {
   Precision precision;
 };
 
-// Series: one arm's samples of one phase so far, and the block of each of its input trials
-// (a trial per block; an invalid trial is an empty one, or absent).
+// Series: one arm's samples of one phase so far (never null), and the block of each of its
+// input trials (a trial per block; an invalid trial is an empty one, or absent).
 struct Series {
   const PooledSamples* samples = nullptr;
   Units blocks;
@@ -107,7 +107,7 @@ struct Answer {
   UnitInterval difference;
   double baseline = Interval::kUndefined;    // the baseline arm's statistic
   double target = Interval::kUndefined;      // the half-width accepted, in the statistic's unit
-  double half_width = Interval::kUndefined;  // of `difference`
+  double half_width = Interval::kUndefined;  // of the computed interval, the one judged
   double between = Interval::kUndefined;
   double within = Interval::kUndefined;
   AnswerState state = AnswerState::kOpen;
@@ -132,7 +132,8 @@ struct Decision {
 // Decide: every question's answer after `look.blocks` blocks, and whether the study stops: all
 // answered (at this same look: an answer narrowed earlier may widen again), or the next block
 // would exceed a budget (the time budget: elapsed + the mean block so far > max_seconds).
-// Before min_blocks the study always continues (answers open, their intervals as they are).
+// Before min_blocks the study always continues, budgets or not (answers open, their intervals
+// as computed). No questions: answered at the first look.
 // Cost: the paired jackknife of every question, O(U · log N · (64 + U)) per percentile.
 Decision Decide(const StoppingRule& rule, std::span<const Question> questions,
                 const SeriesOf& series, const Look& look);
