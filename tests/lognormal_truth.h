@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <initializer_list>
 
 #include "stats/normal.h"
@@ -23,5 +24,20 @@ inline double LognormalTruth(double mu, double sigma, Statistic s) {
   if (s == Statistic::kMean) return mu * std::exp(sigma * sigma / 2);
   return mu * std::exp(NormalQuantile(StatisticQuantile(s)) * sigma);
 }
+
+// PairedArmsModel: a study of arms a and b paired by block, `n` connections per trial:
+// log(latency) = log(μ_arm) + block effect (shared by the arms) + trial effect (own) +
+// connection noise, all normal, so every arm's pooled latency is lognormal with σ² the sum and
+// its true statistics are known in closed form.
+struct PairedArmsModel {
+  double mu_a = 1000, mu_b = 1150;
+  double sigma_within = 0.3, sigma_trial = 0.08, sigma_block = 0.08;
+  size_t n = 400;
+
+  double Truth(double mu, Statistic s) const {
+    return LognormalTruth(mu, LognormalSigma({sigma_within, sigma_trial, sigma_block}), s);
+  }
+  double TrueDifference(Statistic s) const { return Truth(mu_b, s) - Truth(mu_a, s); }
+};
 
 }  // namespace pqc

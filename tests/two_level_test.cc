@@ -168,19 +168,8 @@ TEST(TrialJackknife, IndependentDifferenceAddsVariancesWithWelchDegrees) {
 // ---- Coverage by simulation ----
 
 // A synthetic study: arms a and b, `blocks` blocks (each arm once per block), `n` connections
-// per trial. log(latency) = log(μ_arm) + block effect (shared) + trial effect (own) + within
-// noise, all normal: every arm's pooled distribution is lognormal with σ² the sum, so its true
-// quantiles and mean are known in closed form.
-struct Model {
-  double mu_a = 1000, mu_b = 1150;
-  double sigma_within = 0.3, sigma_trial = 0.08, sigma_block = 0.08;
-  size_t n = 400;
-
-  double True(double mu, Statistic s) const {
-    return LognormalTruth(mu, LognormalSigma({sigma_within, sigma_trial, sigma_block}), s);
-  }
-  double TrueDifference(Statistic s) const { return True(mu_b, s) - True(mu_a, s); }
-};
+// per trial (lognormal_truth.h).
+using Model = PairedArmsModel;
 
 struct Study {
   TrialSamples a, b;

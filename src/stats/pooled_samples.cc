@@ -30,39 +30,49 @@ void MergeSortedTrials(const std::vector<std::vector<double>>& sorted_trials,
   }
 }
 
+// SortTrial: one trial's values without NaN, sorted, with their mean and s²/n (NaN for a
+// single sample: no spread to estimate).
+struct SortedTrial {
+  std::vector<double> values;
+  double mean = 0;
+  double spread = Interval::kUndefined;
+  size_t skipped_nan = 0;
+};
+
+SortedTrial SortTrial(std::span<const double> trial) {
+  SortedTrial out;
+  out.values.reserve(trial.size());
+  double m2 = 0;
+  for (double v : trial) {
+    if (std::isnan(v)) {
+      ++out.skipped_nan;
+      continue;
+    }
+    out.values.push_back(v);
+    // Welford's update: no catastrophic cancellation for latencies with a large mean.
+    const double delta = v - out.mean;
+    out.mean += delta / static_cast<double>(out.values.size());
+    m2 += delta * (v - out.mean);
+  }
+  const size_t n = out.values.size();
+  if (n >= 2) out.spread = m2 / static_cast<double>(n - 1) / static_cast<double>(n);
+  std::sort(out.values.begin(), out.values.end());
+  return out;
+}
+
 }  // namespace
 
 PooledSamples::PooledSamples(const TrialSamples& trials) : input_trial_count_(trials.size()) {
   std::vector<std::vector<double>> sorted_trials;
-  double weighted_sum = 0;      // Σ n_t·mean_t
-  double variance = 0;          // Σ (n_t/N)² s_t²/n_t, weights applied once N is known
-  std::vector<double> spreads;  // s_t²/n_t per trial, NaN for a single sample
   for (size_t input = 0; input < trials.size(); ++input) {
-    std::vector<double> values;
-    values.reserve(trials[input].size());
-    double mean = 0;
-    double m2 = 0;
-    for (double v : trials[input]) {
-      if (std::isnan(v)) {
-        ++skipped_nan_;
-        continue;
-      }
-      values.push_back(v);
-      // Welford's update: no catastrophic cancellation for latencies with a large mean.
-      const double delta = v - mean;
-      mean += delta / static_cast<double>(values.size());
-      m2 += delta * (v - mean);
-    }
-    if (values.empty()) continue;
-    const size_t n = values.size();
-    std::sort(values.begin(), values.end());
-    sorted_trials.push_back(std::move(values));
-    trial_sizes_.push_back(n);
+    SortedTrial t = SortTrial(trials[input]);
+    skipped_nan_ += t.skipped_nan;
+    if (t.values.empty()) continue;
+    trial_sizes_.push_back(t.values.size());
     input_index_.push_back(input);
-    trial_means_.push_back(mean);
-    weighted_sum += static_cast<double>(n) * mean;
-    spreads.push_back(n < 2 ? Interval::kUndefined
-                            : m2 / static_cast<double>(n - 1) / static_cast<double>(n));
+    trial_means_.push_back(t.mean);
+    spreads_.push_back(t.spread);
+    sorted_trials.push_back(std::move(t.values));
   }
   const size_t n_trials = trial_sizes_.size();
   if (n_trials == 0) return;
@@ -75,19 +85,74 @@ PooledSamples::PooledSamples(const TrialSamples& trials) : input_trial_count_(tr
     trial_of_.reserve(total);
     MergeSortedTrials(sorted_trials, values_, trial_of_);
   }
-  const size_t n_total = values_.size();
+  Index();
+}
 
+PooledSamples PooledSamples::WithTrial(std::span<const double> trial) const {
+  PooledSamples out = *this;
+  out.AddTrial(trial);
+  return out;
+}
+
+void PooledSamples::AddTrial(std::span<const double> trial) {
+  SortedTrial t = SortTrial(trial);
+  const size_t input = input_trial_count_++;
+  skipped_nan_ += t.skipped_nan;
+  if (t.values.empty()) return;  // nothing pooled changes
+  const auto added = static_cast<uint32_t>(trial_sizes_.size());
+  trial_sizes_.push_back(t.values.size());
+  input_index_.push_back(input);
+  trial_means_.push_back(t.mean);
+  spreads_.push_back(t.spread);
+  if (added == 0) {
+    values_ = std::move(t.values);
+    Index();
+    return;
+  }
+  // Merge from the back into the grown arrays; on a tie the new trial's value goes last (the
+  // constructor's order: by trial).
+  const size_t old_n = values_.size();
+  if (trial_of_.empty()) trial_of_.assign(old_n, 0);  // one trial: its ids were implicit
+  values_.resize(old_n + t.values.size());
+  trial_of_.resize(values_.size());
+  size_t i = old_n, j = t.values.size(), k = values_.size();
+  while (j > 0) {
+    if (i > 0 && values_[i - 1] > t.values[j - 1]) {
+      --i;
+      values_[--k] = values_[i];
+      trial_of_[k] = trial_of_[i];
+    } else {
+      values_[--k] = t.values[--j];
+      trial_of_[k] = added;
+    }
+  }
+  Index();
+}
+
+void PooledSamples::Index() {
+  const size_t n_trials = trial_sizes_.size();
+  if (n_trials == 0) return;
+  const size_t n_total = values_.size();
+  double weighted_sum = 0;  // Σ n_t·mean_t
+  for (size_t t = 0; t < n_trials; ++t) {
+    weighted_sum += static_cast<double>(trial_sizes_[t]) * trial_means_[t];
+  }
   mean_ = n_trials == 1 ? trial_means_[0] : weighted_sum / static_cast<double>(n_total);
+  double variance = 0;  // Σ (n_t/N)² s_t²/n_t
   bool any_spread = false;
   for (size_t t = 0; t < n_trials; ++t) {
-    if (std::isnan(spreads[t])) continue;  // one sample: no spread, contributes nothing
+    if (std::isnan(spreads_[t])) continue;  // one sample: no spread, contributes nothing
     any_spread = true;
     const double weight = static_cast<double>(trial_sizes_[t]) / static_cast<double>(n_total);
-    variance += weight * weight * spreads[t];
+    variance += weight * weight * spreads_[t];
   }
-  if (any_spread) mean_variance_ = variance;
+  mean_variance_ = any_spread ? variance : Interval::kUndefined;
 
-  if (n_trials == 1) return;  // one trial: CountsBefore is the position itself
+  checkpoints_.clear();
+  if (n_trials == 1) {  // one trial: CountsBefore is the position itself
+    trial_of_.clear();
+    return;
+  }
   const size_t n_checkpoints = n_total / kBlock + 1;
   checkpoints_.assign(n_checkpoints * n_trials, 0);
   std::vector<uint32_t> running(n_trials, 0);

@@ -1,0 +1,34 @@
+// trial_length — the trial length that answers a study's questions soonest, from its first
+// blocks. p50s need trials (their variance is mostly between trials, which longer trials do not
+// shrink) and p99s need connections (their connections' own sampling is a large part), and all
+// questions share the blocks, so the length is chosen for all of them at once: for each length
+// the planner offers (trial_plan.h), the blocks that answer the slowest question, times what a
+// block of that length costs. A study that changes its trial length after a pilot should not
+// pool the pilot's blocks with the rest (trials of another length are another distribution of
+// the per-trial effect): the advice is for the blocks that follow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "stats/stopping_rule.h"
+
+namespace pqc {
+
+struct TrialLengthAdvice {
+  double duration_s = 0;  // the trial length (one of kPlannedDurations)
+  uint64_t blocks = 0;    // blocks that answer every question at that length
+  double total_s = 0;     // blocks × arms × (duration + overhead)
+};
+
+// AdviseTrialLength: from every question's answer at `look` (their between, within and target,
+// measured with trials of look.trial_s), the length whose blocks answer them all in the least
+// wall time; nullopt when a question has no variance yet, or none answers within
+// kMaxPlannedTrials blocks at any length. `arms`: trials per block (≥ 1).
+std::optional<TrialLengthAdvice> AdviseTrialLength(std::span<const Answer> answers,
+                                                   const StoppingRule& rule, const Look& look,
+                                                   size_t arms);
+
+}  // namespace pqc
