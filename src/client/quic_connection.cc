@@ -87,11 +87,12 @@ void QuicConnection::Step() {
 void QuicConnection::Rearm() {
   const uint32_t want = client_->WantsWrite() ? (kIoRead | kIoWrite) : kIoRead;
   if (want != interest_ && env_.loop->Modify(client_->fd(), want)) interest_ = want;
-  // QUIC's timers (loss detection, ACK delay, idle) as one loop timer at the earliest. A
-  // pending timer no later than that stays: firing early only runs one step that re-arms, and
-  // moving it on every step would cost the loop's heap two operations per datagram.
+  // QUIC's timers (loss detection, ACK delay, idle) as one loop timer at the earliest, moved
+  // whenever that changes. Keeping an earlier pending timer instead (to save the heap's two
+  // operations per datagram) left connections open until their timeout through 5 % loss in
+  // the ASan build (quic_link_test, 2 of 3 runs; 0 of 4 with this).
   const Nanos at = client_->Deadline();
-  if (timer_ != 0 && (at == 0 || timer_at_ <= at)) return;
+  if (at == timer_at_ && timer_ != 0) return;
   if (timer_ != 0) env_.loop->CancelTimer(timer_);
   timer_ = 0;
   timer_at_ = at;
