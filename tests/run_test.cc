@@ -897,7 +897,12 @@ TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
     const std::string md = ReadAll(dir + "/summary.md");
     EXPECT_NE(md.find("2 (QUIC: 10648 B flight > 3 × 2400 B of Initials)"), std::string::npos)
         << md;
+#if !defined(__SANITIZE_ADDRESS__)
+    // Round trips are a timing: an ASan server, at -O0 beside another test on two cores, once
+    // added 50 ms to the h3 ml-dsa-65 handshake at 70 ms (2.71 round trips, counted 3). The
+    // release and TSan builds judge it; the ASan build checks everything above.
     EXPECT_EQ(md.find("UNEXPECTED"), std::string::npos) << md;
+#endif
   }
 }
 
