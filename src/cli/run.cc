@@ -21,6 +21,7 @@
 #include "scenario/run_facts.h"
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
+#include "scenario/study_stop.h"
 
 namespace pqc::cli {
 namespace {
@@ -48,7 +49,7 @@ struct RunFlags {
   std::string file, results_root = "results", resume, nginx, haproxy, external, server_name, ca;
   std::vector<std::string> sets, only;
   uint32_t trials = 0;
-  bool full = false, strict = false;
+  bool full = false, strict = false, stop = false;
   ProviderFlags providers;
   ShardFlags shard;
 };
@@ -60,7 +61,13 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
   auto* only_opt = app.add_option("--only", f.only,
                                   "run only the arms whose matrix factor has one of these values, "
                                   "FACTOR=VALUE[,VALUE…] (e.g. network=loopback; repeatable)");
-  app.add_option("--trials", f.trials, "trials per arm (overrides the scenario)")
+  app.add_flag("--stop", f.stop,
+               "stop once every one-factor comparison is answered (the scenario's [stop], else "
+               "p50 ±2 % and p99 ±10 % of handshake and total within 10 minutes; "
+               "docs/cli.md)");
+  app.add_option("--trials", f.trials,
+                 "trials per arm (overrides the scenario; with --stop or [stop], the most "
+                 "blocks)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--results", f.results_root, "directory that receives the run's directory")
       ->capture_default_str();
@@ -101,7 +108,7 @@ scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
     // Absolute: the stored setting must name the same file when the run is resumed elsewhere.
     if (!f.ca.empty()) sets.push_back("ca=" + AbsolutePath(f.ca));
   }
-  return {.full = f.full, .overrides = sets, .trials = f.trials, .only = f.only};
+  return {.full = f.full, .overrides = sets, .trials = f.trials, .stop = f.stop, .only = f.only};
 }
 
 // CheckArmTargets: before any measuring, the arms' targets can be reached: --target points
@@ -146,6 +153,7 @@ int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
   } else if (!outcome.complete) {
     fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome.dir);
   }
+  if (outcome.stop) scenario::PrintStopVerdict(*outcome.stop, stdout);
   if (valid == 0) {
     const auto failed =
         std::count_if(stored->arms.begin(), stored->arms.end(),
@@ -191,7 +199,8 @@ int RunMain(int argc, char** argv) {
   if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
     return ReportError("run", st.error());
   }
-  ro.options = {.full = po.full, .trials = po.trials, .set = po.overrides, .only = po.only};
+  ro.options = {
+      .full = po.full, .trials = po.trials, .set = po.overrides, .only = po.only, .stop = po.stop};
   auto shard = ParseShardFlag(f.shard);
   if (!shard) return ReportError("run", shard.error());
   auto rendezvous = ParseRendezvous(f.shard);
@@ -207,8 +216,14 @@ int RunMain(int argc, char** argv) {
   ro.serve_address = serve->address;
   ro.rendezvous_timeout = f.shard.rendezvous_timeout;
   ro.max_start_late = f.shard.start_tolerance;
-  fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
-             sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
+  if (sc->stop) {
+    fmt::print(stderr, "{}: {} arms; the study stops itself: {} ({} questions)\n", sc->title,
+               plan->arms.size(), scenario::DescribeStop(*sc->stop),
+               scenario::QuestionsOf(*plan, *sc->stop).size());
+  } else {
+    fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
+               sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
+  }
   auto outcome = scenario::RunPlan(*sc, *plan, ro);
   if (!outcome) return ReportError("run", outcome.error());
   return ReportRun(*outcome, f.strict);

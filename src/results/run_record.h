@@ -11,11 +11,12 @@
 namespace pqc::results {
 
 // RunAsked: how the run was asked for, enough to read its scenario again exactly (merge,
-// report on an old file): --full, --trials, every --set and --only.
+// report on an old file): --full, --trials, every --set and --only, --stop.
 struct RunAsked {
   bool full = false;
   uint32_t trials = 0;  // 0: the scenario's own count
   std::vector<std::string> set, only;
+  bool stop = false;  // the study stops itself (absent in files of before: false)
 };
 
 template <class R, class V>
@@ -25,6 +26,7 @@ void Fields(R& r, V& v) {
   v("trials", r.trials);
   v("set", r.set);
   v("only", r.only);
+  v("stop", r.stop);
 }
 
 struct MergedShard;

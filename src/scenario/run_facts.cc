@@ -95,6 +95,7 @@ Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po) 
   po.trials = info.options.trials;
   po.overrides = info.options.set;
   po.only = info.options.only;
+  po.stop = info.options.stop;
   return ParseScenarioText(info.scenario_text, info.scenario_file, po);
 }
 

@@ -12,6 +12,7 @@
 #include "net/address.h"
 #include "results/run_record.h"
 #include "scenario/rendezvous_auth.h"
+#include "scenario/study_stop.h"
 
 namespace pqc::scenario {
 
@@ -48,6 +49,9 @@ struct RunOutcome {
   uint32_t trials_run = 0;  // by this invocation
   uint32_t trials_invalid = 0;
   uint32_t arms_failed = 0;
+  // stop: a study that stops itself — its last look (set when it ended by its rule or at the
+  // end of its plan, not when interrupted).
+  std::optional<StopVerdict> stop;
 };
 
 }  // namespace pqc::scenario

@@ -17,6 +17,7 @@
 #include "scenario/preflight.h"
 #include "scenario/rendezvous.h"
 #include "scenario/run_facts.h"
+#include "scenario/study_stop.h"
 #include "scenario/trial_barrier.h"
 #include "scenario/trial_executor.h"
 
@@ -48,18 +49,29 @@ Result<std::string> MakeRunDir(const Scenario& s, const RunOptions& o) {
 class Runner {
  public:
   Runner(const Scenario& s, const Plan& p, const RunOptions& o, std::string dir)
-      : p_(p), o_(o), dir_(std::move(dir)), exec_(s, o, dir_) {}
+      : p_(p), o_(o), dir_(std::move(dir)), exec_(s, o, dir_) {
+    if (s.stop) stop_.emplace(p, *s.stop);
+  }
+
+  // study_stop: the stopping study's state, to be given the trials a resumed run stored.
+  StudyStop* study_stop() { return stop_ ? &*stop_ : nullptr; }
 
   Result<RunOutcome> Run(results::RunWriter& writer, TrialBarrier& barrier, size_t stored,
                          std::set<uint32_t> failed_arms) {
     RunOutcome out;
     out.dir = dir_;
     stored_ = stored;
+    const Nanos started = MonotonicNow();
+    uint32_t looked = 0;  // blocks complete at the last look
     for (;;) {
       auto next = barrier.Next(failed_arms);
       if (!next) return next.error();
       if (next->trial == nullptr) {
         out.stopped = next->stopped;
+        if (stop_ && out.stopped.empty()) {
+          out.stop = stop_->Look(p_.trials.empty() ? 0 : p_.trials.back().block + 1,
+                                 SecondsSince(started), o_.log);
+        }
         break;
       }
       const PlannedTrial& t = *next->trial;
@@ -68,6 +80,16 @@ class Runner {
         out.interrupted = true;
         (void)barrier.Abandon(*next);  // no shard waits for this one
         break;
+      }
+      // A stopping study looks before every new block: the blocks before it are complete.
+      if (stop_ && t.block > looked) {
+        looked = t.block;
+        StopVerdict v = stop_->Look(t.block, SecondsSince(started), o_.log);
+        if (v.decision.stop()) {
+          out.stop = std::move(v);
+          (void)barrier.Abandon(*next);
+          break;
+        }
       }
       if (Status st = CheckRoom(arm, t); !st) {
         (void)barrier.Abandon(*next);
@@ -92,20 +114,27 @@ class Runner {
         if (failed_arms.insert(arm.id).second) {
           if (Status st = writer.MarkArmFailed(arm.id, why); !st) return st.error();
           ++out.arms_failed;
+          if (stop_) stop_->Failed(arm.id, o_.log);
         }
         if (!barrier.lost().empty()) break;
         continue;
       }
       if (Status st = barrier.Measured(t.seq, trial->row.valid); !st) return st.error();
+      if (stop_) stop_->Add(t.arm, t.block, trial->row.valid, trial->load);
       auto interrupted = Record(writer, *trial, out);
       if (!interrupted) return interrupted.error();
       if (*interrupted || !barrier.lost().empty()) break;
     }
     if (!barrier.lost().empty()) out.stopped = barrier.lost();
     barrier.Finish();
-    // Complete: every planned trial ran, or belongs to an arm that cannot run here.
+    // Complete: every planned trial ran, or belongs to an arm that cannot run here, or the
+    // study stopped itself.
     out.complete = !out.interrupted && out.stopped.empty();
     return out;
+  }
+
+  static double SecondsSince(Nanos start) {
+    return static_cast<double>(MonotonicNow() - start) / 1e9;
   }
 
  private:
@@ -172,6 +201,7 @@ class Runner {
   StopSignals signals_;
   size_t stored_ = 0;              // trials in the database (resumed ones included)
   uint64_t most_connections_ = 0;  // the largest trial stored so far, for CheckRoom
+  std::optional<StudyStop> stop_;
 };
 
 // Meet: the run's barrier. Unsharded, the plan alone; sharded, shard 0 waits for every other
@@ -215,6 +245,12 @@ Status CheckShardable(const Scenario& scenario, const Plan& plan, const RunOptio
     return MakeError(ErrorKind::kUsage,
                      "--resume of a shard: a sharded study cannot be resumed; run it again");
   }
+  if (scenario.stop) {
+    return MakeError(ErrorKind::kUsage,
+                     "--shard with --stop or [stop]: a study that stops itself decides on every "
+                     "shard's connections, which only a merge brings together; shard a study of "
+                     "fixed size ([trials] count), or run this one unsharded");
+  }
   for (const Arm& a : plan.arms) {
     const NetworkProfile& n = scenario.networks.at(a.settings.network);
     if (n.multi_site() && n.sites.size() != o.shard.count) {
@@ -233,6 +269,22 @@ Status CheckShardable(const Scenario& scenario, const Plan& plan, const RunOptio
                                    a.label, a.settings.network));
     }
   }
+  return {};
+}
+
+// GiveStoredTrials: a resumed stopping study's stored trials, so that its looks count them
+// (its time budget counts from the resume).
+Status GiveStoredTrials(results::Db& db, const std::set<uint32_t>& failed, StudyStop& stop,
+                        std::FILE* log) {
+  auto stored = results::ReadRun(db);
+  if (!stored) return stored.error();
+  for (const results::StoredTrial& t : stored->trials) {
+    if (t.interrupted || !t.valid) continue;
+    auto rec = results::ReadTrialRecords(db, t.id);
+    if (!rec) return rec.error();
+    stop.Add(t.arm, static_cast<uint32_t>(t.block), t.valid, rec->load);
+  }
+  for (uint32_t arm : failed) stop.Failed(arm, log);
   return {};
 }
 
@@ -322,6 +374,11 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
   }
   if (!barrier) barrier = SoloBarrier(plan, done);
   Runner runner(scenario, plan, options, *dir);
+  if (StudyStop* stop = runner.study_stop(); stop != nullptr && !done.empty()) {
+    if (Status st = GiveStoredTrials(writer->db(), failed, *stop, options.log); !st) {
+      return st.error();
+    }
+  }
   auto out = runner.Run(*writer, *barrier, done.size(), std::move(failed));
   if (!out) {
     (void)writer->Finish(UtcIso(UnixNowNs()), false);

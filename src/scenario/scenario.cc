@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kTopKeys =
     "title, description, [target], [tls], [load], [trials], "
-    "[full], [matrix], [networks.NAME]";
+    "[full], [matrix], [networks.NAME], [stop]";
 
 Status ParseSettingsSection(const Where& where, const toml::table& root, std::string_view section,
                             ArmSettings& base) {
@@ -138,6 +138,29 @@ Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
   return {};
 }
 
+// CheckStop: a stopping study's factors are the matrix's, and its plan is its block budget
+// (`trials`, --trials when given, replaces that budget).
+Status CheckStop(const Where& where, const toml::table& root, uint32_t trials, Scenario& s) {
+  if (!s.stop) return {};
+  std::vector<std::string> names;
+  for (const Factor& f : s.factors) names.push_back(f.name);
+  for (const std::string& f : s.stop->factors) {
+    if (std::find(names.begin(), names.end(), f) == names.end()) {
+      const toml::node* at = root.at_path("stop.factors").node();
+      const std::string valid = names.empty() ? "the scenario has no [matrix]"
+                                              : fmt::format("valid: {}", fmt::join(names, ", "));
+      const std::string what = fmt::format("[stop] factors: '{}' is not a factor of the matrix ({})", f, valid);
+      if (at != nullptr) return where(*at, what);
+      return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", where.file(), what));
+    }
+  }
+  // The file's [trials] count is a fixed study's size, not a budget: the stop's own applies.
+  StoppingRule& rule = s.stop->rule;
+  if (trials > 0) rule.max_blocks = std::max<uint64_t>(trials, rule.min_blocks);
+  s.trials = static_cast<uint32_t>(rule.max_blocks);
+  return {};
+}
+
 }  // namespace
 
 std::string ScalarLabel(const toml::node& v) {
@@ -189,7 +212,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
       if (!v) return where(value, fmt::format("{} must be a string", k));
       (k == "title" ? s.title : s.description) = *v;
     } else if (k != "target" && k != "tls" && k != "load" && k != "trials" && k != "full" &&
-               k != "matrix" && k != "networks") {
+               k != "matrix" && k != "networks" && k != "stop") {
       return where(value, fmt::format("unknown key '{}' (valid: {})", k, kTopKeys));
     }
   }
@@ -208,6 +231,9 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
     s.set_keys.push_back(kv.substr(0, kv.find('=')));
   }
   if (options.trials > 0) s.trials = options.trials;
+  if (Status st = ParseStop(where, root, s); !st) return st.error();
+  if (options.stop && !s.stop) s.stop = DefaultStop();
+  if (Status st = CheckStop(where, root, options.trials, s); !st) return st.error();
   if (Status st = CheckTargets(s); !st) return st.error();
   if (Status st = CheckNetworksExist(where, root, s); !st) return st.error();
   if (s.title.empty()) s.title = s.name;

@@ -18,6 +18,8 @@
 //   [matrix]   FACTOR = [value, …] — a factor is a setting key (group = ["X25519", …]) or any
 //              name whose values are tables: { value = "label", key = value, … } overriding
 //              settings for that value, e.g. mode = ["fresh", { value = "reuse", requests = 10 }]
+//   [stop]     p50, p95, p99, mean, phases, factors, time, blocks, min_blocks, confidence — a
+//              study that stops itself once its questions are answered (stop_spec.h)
 //   [networks.NAME]  rtt, jitter, loss, burst_loss, rate, queue, reorder — an emulated link,
 //              or sites = ["NAME", …] — clients at several of those links at once (one trial
 //              loads the target from every site, each with an equal share of the arm's load)
@@ -25,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +35,7 @@
 #include "core/error.h"
 #include "link/link_profile.h"
 #include "scenario/arm_settings.h"
+#include "scenario/stop_spec.h"
 
 namespace pqc::scenario {
 
@@ -88,12 +92,16 @@ struct Scenario {
   ArmSettings base;
   std::vector<Factor> factors;                     // file order
   std::map<std::string, NetworkProfile> networks;  // "loopback" included
+  // stop: the study stops itself (stop_spec.h): its [stop] section, or DefaultStop with
+  // `run --stop`; the plan then has stop->rule.max_blocks blocks, `trials` is that count.
+  std::optional<StopSpec> stop;
 };
 
 struct ParseOptions {
   bool full = false;                   // apply [full]
   std::vector<std::string> overrides;  // "key=value" (run --set), applied to the base settings
   uint32_t trials = 0;                 // > 0: replaces the file's trial count
+  bool stop = false;                   // run --stop: DefaultStop unless the file has [stop]
   // "factor=value[,value…]" (run --only): only the arms whose factor has one of these values.
   std::vector<std::string> only;
 };

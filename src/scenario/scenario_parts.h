@@ -54,4 +54,7 @@ Status ParseMatrix(const Where& where, const toml::table& root, Scenario& s);
 // make a resumed run select the same arms.
 Status SelectOnly(const std::string& expr, Scenario& s);
 
+// ParseStop: the [stop] section into Scenario::stop (stop_spec.h); absent, it stays unset.
+Status ParseStop(const Where& where, const toml::table& root, Scenario& s);
+
 }  // namespace pqc::scenario

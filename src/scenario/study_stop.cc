@@ -1,0 +1,235 @@
+#include "scenario/study_stop.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "client/summary.h"
+#include "core/units.h"
+#include "stats/student_t.h"
+
+namespace pqc::scenario {
+namespace {
+
+std::string ValueOf(const Arm& a, const std::string& factor) {
+  for (const auto& [name, value] : a.factors) {
+    if (name == factor) return value;
+  }
+  return {};
+}
+
+// DifferOnlyIn: a and b have the same value of every factor but `factor`, where they differ.
+bool DifferOnlyIn(const Arm& a, const Arm& b, const std::string& factor) {
+  bool differs = false;
+  for (size_t i = 0; i < a.factors.size() && i < b.factors.size(); ++i) {
+    if (a.factors[i].second == b.factors[i].second) continue;
+    if (a.factors[i].first != factor) return false;
+    differs = true;
+  }
+  return differs;
+}
+
+// AskedFactors: the spec's, or every factor with more than one value among the arms.
+std::vector<std::string> AskedFactors(const Plan& plan, const StopSpec& spec) {
+  if (!spec.factors.empty() || plan.arms.empty()) return spec.factors;
+  std::vector<std::string> out;
+  for (const auto& [name, value] : plan.arms.front().factors) {
+    const bool varies = std::any_of(plan.arms.begin(), plan.arms.end(),
+                                    [&](const Arm& a) { return ValueOf(a, name) != value; });
+    if (varies) out.push_back(name);
+  }
+  return out;
+}
+
+// SettingOf: the other varying factors' values of arm a, " · "-joined (the comparison's setting).
+std::string SettingOf(const Plan& plan, const Arm& a, const std::string& factor) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : a.factors) {
+    if (name == factor) continue;
+    const bool varies = std::any_of(plan.arms.begin(), plan.arms.end(),
+                                    [&](const Arm& b) { return ValueOf(b, name) != value; });
+    if (varies) out.push_back(value);
+  }
+  return fmt::format("{}", fmt::join(out, " · "));
+}
+
+std::string Micros(double us) {
+  return std::abs(us) >= 1000 ? fmt::format("{:.3f} ms", us / 1000) : fmt::format("{:.1f} us", us);
+}
+
+std::string Seconds(double s) {
+  return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.0f} s", s);
+}
+
+// BlocksToAnswer: the fewest blocks in all at which an unanswered question's half-width, as
+// judged (t on df − spent, the variance per block unchanged), comes within its target: the
+// half-width shrinks as t(U' − 1 − spent)·√(U/U') from U blocks to U'. nullopt beyond 1000.
+std::optional<uint64_t> BlocksToAnswer(const Answer& a, const StoppingRule& rule) {
+  const double u = static_cast<double>(a.difference.units);
+  if (!(a.half_width > 0) || !(a.target > 0) || u < 2) return std::nullopt;
+  const double t_now = StudentTQuantileDf(rule.confidence, std::max(1.0, u - 1 - rule.spent_df));
+  for (uint64_t blocks = a.difference.units + 1; blocks <= 1000; ++blocks) {
+    const double b = static_cast<double>(blocks);
+    const double t = StudentTQuantileDf(rule.confidence, std::max(1.0, b - 1 - rule.spent_df));
+    if (a.half_width * (t / t_now) * std::sqrt(u / b) <= a.target) return blocks;
+  }
+  return std::nullopt;
+}
+
+std::string_view ReasonText(StopReason r) {
+  switch (r) {
+    case StopReason::kContinue:
+      return "continuing";
+    case StopReason::kAnswered:
+      return "every question answered";
+    case StopReason::kBlockBudget:
+      return "block budget spent";
+    case StopReason::kTimeBudget:
+      return "time budget spent (another block would pass it)";
+    case StopReason::kInvalidRule:
+      return "the stopping rule is not valid";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<AskedQuestion> QuestionsOf(const Plan& plan, const StopSpec& spec) {
+  std::vector<AskedQuestion> out;
+  for (const std::string& factor : AskedFactors(plan, spec)) {
+    if (plan.arms.empty()) break;
+    const std::string baseline = ValueOf(plan.arms.front(), factor);
+    for (size_t a = 0; a < plan.arms.size(); ++a) {
+      if (ValueOf(plan.arms[a], factor) != baseline) continue;
+      for (size_t b = 0; b < plan.arms.size(); ++b) {
+        if (!DifferOnlyIn(plan.arms[a], plan.arms[b], factor)) continue;
+        const std::string setting = SettingOf(plan, plan.arms[a], factor);
+        for (Phase phase : spec.phases) {
+          for (const auto& [statistic, precision] : spec.precisions) {
+            AskedQuestion q;
+            q.question = {.baseline = a,
+                          .other = b,
+                          .phase = static_cast<size_t>(phase),
+                          .statistic = statistic,
+                          .precision = precision};
+            q.factor = factor;
+            q.text = fmt::format("{} {}, {} − {} ({}{}{})", PhaseName(phase),
+                                 StatisticName(statistic), ValueOf(plan.arms[b], factor), baseline,
+                                 factor, setting.empty() ? "" : "; ", setting);
+            out.push_back(std::move(q));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void PrintStopVerdict(const StopVerdict& v, std::FILE* out) {
+  fmt::print(out, "\nThe study stopped itself after {} blocks ({}): {}\n", v.blocks,
+             Seconds(v.elapsed_s), ReasonText(v.decision.reason));
+  const std::vector<Answer>& answers = v.decision.answers;
+  for (size_t i = 0; i < answers.size() && i < v.questions.size(); ++i) {
+    const Answer& a = answers[i];
+    const Interval& d = a.difference.interval;
+    std::string line = fmt::format("  {}: {:+.1f} us [{:.1f}, {:.1f}]", v.questions[i].text,
+                                   d.estimate, d.lo, d.hi);
+    if (a.state == AnswerState::kAnswered) {
+      line += fmt::format(" — answered (±{} asked)", Micros(a.target));
+    } else if (!std::isfinite(a.half_width)) {
+      line += " — NOT answered: no interval (too few valid trials of its arms)";
+    } else {
+      line += fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width),
+                          Micros(a.target));
+      const std::optional<uint64_t> blocks = BlocksToAnswer(a, v.rule);
+      line += blocks ? fmt::format("; about {} blocks with a valid trial of both arms would "
+                                   "(it had {})",
+                                   *blocks, a.difference.units)
+                     : std::string("; more than 1000 blocks would be needed at this trial length");
+    }
+    fmt::print(out, "{}\n", line);
+  }
+}
+
+StudyStop::StudyStop(const Plan& plan, StopSpec spec)
+    : plan_(plan), spec_(std::move(spec)), questions_(QuestionsOf(plan, spec_)) {
+  for (const AskedQuestion& q : questions_) bare_.push_back(q.question);
+  arms_.resize(plan.arms.size());
+  for (ArmSeries& a : arms_) {
+    for (size_t p = 0; p < kAllPhases.size(); ++p) {
+      a.phases.push_back(std::make_unique<PooledSamples>(TrialSamples{}));
+    }
+  }
+  for (const Arm& a : plan.arms) {
+    trial_s_ = std::max(trial_s_, static_cast<double>(a.settings.duration) / 1e9);
+  }
+}
+
+void StudyStop::Add(uint32_t arm_id, uint32_t block, bool valid, const LoadResult& load) {
+  if (!valid || arm_id == 0 || arm_id > arms_.size()) return;
+  ArmSeries& a = arms_[arm_id - 1];
+  const PhaseSamples samples = MeasuredPhaseSamples(load);
+  for (size_t p = 0; p < samples.size(); ++p) a.phases[p]->AddTrial(samples[p]);
+  a.blocks.push_back(block);
+}
+
+void StudyStop::Failed(uint32_t arm_id, std::FILE* log) {
+  const size_t arm = arm_id - 1;
+  const auto about = [arm](const Question& q) { return q.baseline == arm || q.other == arm; };
+  const size_t before = questions_.size();
+  std::erase_if(questions_, [&](const AskedQuestion& q) { return about(q.question); });
+  std::erase_if(bare_, about);
+  if (questions_.size() == before) return;
+  fmt::print(log, "stop: {} questions about arm '{}' dropped (it cannot run here)\n",
+             before - questions_.size(), arm < plan_.arms.size() ? plan_.arms[arm].label : "?");
+}
+
+Series StudyStop::SeriesOf(size_t arm, size_t phase) const {
+  if (arm >= arms_.size()) return {.samples = &empty_, .blocks = {}};
+  const ArmSeries& a = arms_[arm];
+  return {.samples = a.phases[phase].get(), .blocks = a.blocks};
+}
+
+StopVerdict StudyStop::Look(uint64_t blocks, double elapsed_s, std::FILE* log) {
+  const double trials = static_cast<double>(blocks * std::max<size_t>(1, plan_.arms.size()));
+  const pqc::Look look{.blocks = blocks,
+                       .elapsed_s = elapsed_s,
+                       .trial_s = trial_s_,
+                       .overhead_s = blocks > 0 ? std::max(0.0, elapsed_s / trials - trial_s_) : 0};
+  StopVerdict v{.decision = Decide(spec_.rule, bare_,
+                                   [this](size_t arm, size_t phase) { return SeriesOf(arm, phase); },
+                                   look),
+                .questions = questions_,
+                .rule = spec_.rule,
+                .blocks = blocks,
+                .elapsed_s = elapsed_s};
+  PrintProgress(v, log);
+  return v;
+}
+
+void StudyStop::PrintProgress(const StopVerdict& v, std::FILE* log) const {
+  const std::vector<Answer>& answers = v.decision.answers;
+  const auto answered = std::count_if(answers.begin(), answers.end(), [](const Answer& a) {
+    return a.state == AnswerState::kAnswered;
+  });
+  fmt::print(log, "stop: after block {} ({}): {} of {} questions answered{}\n", v.blocks,
+             Seconds(v.elapsed_s), answered, answers.size(),
+             v.blocks < spec_.rule.min_blocks
+                 ? fmt::format(" (the first look is after block {})", spec_.rule.min_blocks)
+                 : "");
+  // Each question's interval narrowing, the ones still open.
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const Answer& a = answers[i];
+    if (a.state == AnswerState::kAnswered) continue;
+    fmt::print(log, "  {}: {}\n", questions_[i].text,
+               std::isfinite(a.half_width)
+                   ? fmt::format("{:+.1f} us ±{} (asked ±{})", a.difference.interval.estimate,
+                                 Micros(a.half_width), Micros(a.target))
+                   : std::string("no interval yet"));
+  }
+  std::fflush(log);
+}
+
+}  // namespace pqc::scenario

@@ -1,0 +1,82 @@
+// study_stop — a study that stops itself, during its run: the questions its [stop] section
+// asks of the plan's arms, the valid trials' samples gathered as they are measured, and a look
+// (stats/stopping_rule.h's Decide) before every new block. The runner asks it before each
+// trial whether the blocks so far answer everything; a look costs milliseconds beside a
+// block's seconds (bench/stopping_rule_bench.cc).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/load_result.h"
+#include "scenario/plan.h"
+#include "scenario/stop_spec.h"
+#include "stats/stopping_rule.h"
+
+namespace pqc::scenario {
+
+// AskedQuestion: a stopping-rule question (arms as indices into Plan::arms, phases as indices
+// into kAllPhases) and how it reads: "handshake p50, X25519MLKEM768 − X25519 (group; fresh)".
+struct AskedQuestion {
+  Question question;
+  std::string factor;   // the factor that differs between the two arms
+  std::string text;
+};
+
+// QuestionsOf: every one-factor comparison of the plan's arms that `spec` asks — for each
+// asked factor, each pair of arms that differ in it alone, the factor's first value the
+// baseline — at each asked statistic of each asked phase.
+std::vector<AskedQuestion> QuestionsOf(const Plan& plan, const StopSpec& spec);
+
+// StopVerdict: the study's decision at a look, with the questions it answers (in order).
+struct StopVerdict {
+  Decision decision;
+  std::vector<AskedQuestion> questions;
+  StoppingRule rule;
+  uint64_t blocks = 0;
+  double elapsed_s = 0;
+};
+
+// PrintStopVerdict: why the study ended and every question's answer — an answered one as
+// estimate ± the precision asked (stopping_rule.h), an unanswered one with its interval and
+// the blocks that would answer it.
+void PrintStopVerdict(const StopVerdict& v, std::FILE* out);
+
+class StudyStop {
+ public:
+  StudyStop(const Plan& plan, StopSpec spec);
+
+  const std::vector<AskedQuestion>& questions() const { return questions_; }
+  const StopSpec& spec() const { return spec_; }
+
+  // Add: a measured trial of arm `arm_id` in `block` (its samples count only if valid).
+  void Add(uint32_t arm_id, uint32_t block, bool valid, const LoadResult& load);
+  // Failed: arm `arm_id` cannot run here: the questions about it are dropped (said on `log`),
+  // since no block would ever answer them.
+  void Failed(uint32_t arm_id, std::FILE* log);
+  // Look: the decision after `blocks` complete blocks that took `elapsed_s` in all, its
+  // progress line printed to `log`.
+  StopVerdict Look(uint64_t blocks, double elapsed_s, std::FILE* log);
+
+ private:
+  Series SeriesOf(size_t arm, size_t phase) const;
+  void PrintProgress(const StopVerdict& v, std::FILE* log) const;
+
+  const Plan& plan_;
+  StopSpec spec_;
+  std::vector<AskedQuestion> questions_;
+  std::vector<Question> bare_;  // questions_' questions, for Decide
+  // Per arm: every phase's samples of its valid trials (empty until the first), their blocks.
+  struct ArmSeries {
+    std::vector<std::unique_ptr<PooledSamples>> phases;
+    std::vector<uint64_t> blocks;
+  };
+  std::vector<ArmSeries> arms_;
+  PooledSamples empty_{TrialSamples{}};
+  double trial_s_ = 0;  // the measured phase of a trial (the arms' longest)
+};
+
+}  // namespace pqc::scenario
