@@ -11,6 +11,7 @@
 #include <openssl/ssl.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -191,7 +192,28 @@ TEST(QuicOpenSsl, ServerSendsWhatTheModelSaysRoundByRound) {
     ASSERT_TRUE(sizes.ok());
     for (const char* group : {"X25519", "X25519MLKEM768"}) {
       SCOPED_TRACE(std::string(text) + " " + group);
-      const Measured m = Handshake(chain, group);
+      // OpenSSL's timers run on the real clock: on a loaded machine its ACK delay (25 ms) can
+      // expire between two of the test's passes, and the server then sends an ACK-only
+      // datagram of its own (CI, 2026-12-05: 37 bytes more, 9 datagrams for 8, in round 2 of
+      // ml-dsa-65). So a handshake that does not match is measured again, up to twice; a
+      // model that is wrong does not match three times.
+      Measured m;
+      QuicFlightRounds r;
+      std::vector<uint64_t> rounds;
+      size_t datagrams = 0;
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        m = Handshake(chain, group);
+        r = ModelQuicFlight(m.client_hello, m.server);
+        rounds = BytesPerRound(m);
+        datagrams = 0;
+        for (const auto& round : m.server_datagrams) datagrams += round.size();
+        bool matches = rounds.size() == r.handshake_round_trips && datagrams == r.flight_datagrams;
+        for (size_t i = 0; matches && i < rounds.size(); ++i) {
+          matches = std::abs(static_cast<double>(rounds[i]) -
+                             static_cast<double>(r.bytes_per_round[i])) <= 1;
+        }
+        if (matches) break;
+      }
       // The messages certs feeds the model are the ones this server sends (CertificateVerify:
       // an ECDSA signature's length varies by a byte or two).
       auto predicted = QuicServerFlightFor(**FindGroup(group), *sizes);
@@ -206,15 +228,11 @@ TEST(QuicOpenSsl, ServerSendsWhatTheModelSaysRoundByRound) {
       // a byte a round: OpenSSL writes a short CRYPTO frame's length field in one byte after
       // sizing the packet for two, and so sends a datagram a byte short of 1,200 where a
       // ServerHello (or a refill of its send buffer) ends inside a datagram.
-      const QuicFlightRounds r = ModelQuicFlight(m.client_hello, m.server);
-      const std::vector<uint64_t> rounds = BytesPerRound(m);
       ASSERT_EQ(rounds.size(), r.handshake_round_trips);
       for (size_t i = 0; i < rounds.size(); ++i) {
         EXPECT_NEAR(static_cast<double>(rounds[i]), static_cast<double>(r.bytes_per_round[i]), 1)
             << "round " << i + 1;
       }
-      size_t datagrams = 0;
-      for (const auto& round : m.server_datagrams) datagrams += round.size();
       EXPECT_EQ(datagrams, r.flight_datagrams);
     }
   }
