@@ -159,14 +159,15 @@ TEST(StopSpec, BadStopSectionsNameTheirPlaceAndWhatIsValid) {
             std::string::npos)
       << factor;
   const std::string budget = ErrorOf(WithStop("[stop]\nblocks = 4\nmin_blocks = 6\n"));
-  EXPECT_NE(budget.find("blocks (4) must be at least min_blocks (6)"), std::string::npos)
-      << budget;
-  EXPECT_NE(ErrorOf(WithStop("[stop]\nmin_blocks = 2\n")).find("from 3 to 1000"), std::string::npos);
+  EXPECT_NE(budget.find("blocks (4) must be at least min_blocks (6)"), std::string::npos) << budget;
+  EXPECT_NE(ErrorOf(WithStop("[stop]\nmin_blocks = 2\n")).find("from 3 to 1000"),
+            std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\ntime = \"soon\"\n")).find("time must be a duration"),
             std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\nconfidence = 95\n")).find("between 0.5 and 1"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(std::string("stop = 3\n").append(kTwoByTwo)).find("[stop] must be a table"), std::string::npos);
+  EXPECT_NE(ErrorOf(std::string("stop = 3\n").append(kTwoByTwo)).find("[stop] must be a table"),
+            std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\nphases = []\n")).find("non-empty array"), std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\nfactors = [\"group\", \"group\"]\n")).find("named twice"),
             std::string::npos);

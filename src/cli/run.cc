@@ -155,9 +155,9 @@ int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
   }
   if (outcome.stop) scenario::PrintStopVerdict(*outcome.stop, stdout);
   if (valid == 0) {
-    const auto failed =
-        std::count_if(stored->arms.begin(), stored->arms.end(),
-                      [](const results::StoredArm& a) { return a.status == results::ArmStatus::kFailed; });
+    const auto failed = std::count_if(
+        stored->arms.begin(), stored->arms.end(),
+        [](const results::StoredArm& a) { return a.status == results::ArmStatus::kFailed; });
     fmt::print(stderr,
                "run measured nothing: no arm produced a valid trial ({} of {} arms failed, {} "
                "trials ran, all invalid); see the reasons above (exit status 1)\n",

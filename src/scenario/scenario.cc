@@ -149,7 +149,8 @@ Status CheckStop(const Where& where, const toml::table& root, uint32_t trials, S
       const toml::node* at = root.at_path("stop.factors").node();
       const std::string valid = names.empty() ? "the scenario has no [matrix]"
                                               : fmt::format("valid: {}", fmt::join(names, ", "));
-      const std::string what = fmt::format("[stop] factors: '{}' is not a factor of the matrix ({})", f, valid);
+      const std::string what =
+          fmt::format("[stop] factors: '{}' is not a factor of the matrix ({})", f, valid);
       if (at != nullptr) return where(*at, what);
       return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", where.file(), what));
     }

@@ -43,7 +43,8 @@ Result<Precision> PrecisionOf(const Where& where, const toml::node& v, std::stri
 Result<std::vector<std::string>> Strings(const Where& where, const toml::node& v,
                                          std::string_view what) {
   const toml::array* a = v.as_array();
-  if (a == nullptr || a->empty()) return where(v, fmt::format("{} must be a non-empty array of strings", what));
+  if (a == nullptr || a->empty())
+    return where(v, fmt::format("{} must be a non-empty array of strings", what));
   std::vector<std::string> out;
   for (const toml::node& e : *a) {
     auto s = e.value_exact<std::string>();
@@ -65,8 +66,8 @@ Result<std::vector<Phase>> PhasesOf(const Where& where, const toml::node& v) {
   for (size_t i = 0; i < names->size(); ++i) {
     auto it = std::find(valid.begin(), valid.end(), (*names)[i]);
     if (it == valid.end()) {
-      return where(*v.as_array()->get(i), fmt::format("unknown phase '{}' (valid: {})",
-                                                      (*names)[i], fmt::join(valid, ", ")));
+      return where(*v.as_array()->get(i), fmt::format("unknown phase '{}' (valid: {})", (*names)[i],
+                                                      fmt::join(valid, ", ")));
     }
     out.push_back(kAllPhases[static_cast<size_t>(it - valid.begin())]);
   }
@@ -121,7 +122,7 @@ Status ApplyStopKey(const Where& where, std::string_view key, const toml::node& 
 
 std::string PrecisionText(const Precision& p) {
   return p.kind == Precision::Kind::kRelative ? fmt::format("±{:g} %", p.value * 100)
-                                              : fmt::format("±{:g} us", p.value);
+                                              : "±" + FormatDuration(std::llround(p.value * 1e3));
 }
 
 }  // namespace
@@ -167,10 +168,11 @@ std::string DescribeStop(const StopSpec& spec) {
     budget = fmt::format("{} or {}",
                          FormatDuration(static_cast<int64_t>(spec.rule.max_seconds * 1e9)), budget);
   }
-  return fmt::format("{} of {}; {}; within {}", fmt::join(precisions, ", "), fmt::join(phases, ", "),
-                     spec.factors.empty() ? "every factor"
-                                          : fmt::format("factors {}", fmt::join(spec.factors, ", ")),
-                     budget);
+  return fmt::format(
+      "{} of {}; {}; within {}", fmt::join(precisions, ", "), fmt::join(phases, ", "),
+      spec.factors.empty() ? "every factor"
+                           : fmt::format("factors {}", fmt::join(spec.factors, ", ")),
+      budget);
 }
 
 }  // namespace pqc::scenario

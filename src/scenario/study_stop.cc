@@ -56,7 +56,8 @@ std::string SettingOf(const Plan& plan, const Arm& a, const std::string& factor)
 }
 
 std::string Micros(double us) {
-  return std::abs(us) >= 1000 ? fmt::format("{:.3f} ms", us / 1000) : fmt::format("{:.1f} us", us);
+  if (std::abs(us) >= 1000) return fmt::format("{:.3f} ms", us / 1000);
+  return std::abs(us) >= 1 ? fmt::format("{:.1f} us", us) : fmt::format("{:.3g} us", us);
 }
 
 std::string Seconds(double s) {
@@ -141,12 +142,13 @@ void PrintStopVerdict(const StopVerdict& v, std::FILE* out) {
     } else if (!std::isfinite(a.half_width)) {
       line += " — NOT answered: no interval (too few valid trials of its arms)";
     } else {
-      line += fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width),
-                          Micros(a.target));
+      line +=
+          fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width), Micros(a.target));
       const std::optional<uint64_t> blocks = BlocksToAnswer(a, v.rule);
-      line += blocks ? fmt::format("; about {} blocks with a valid trial of both arms would "
-                                   "(it had {})",
-                                   *blocks, a.difference.units)
+      line += blocks ? fmt::format(
+                           "; about {} blocks with a valid trial of both arms would "
+                           "(it had {})",
+                           *blocks, a.difference.units)
                      : std::string("; more than 1000 blocks would be needed at this trial length");
     }
     fmt::print(out, "{}\n", line);
@@ -198,9 +200,9 @@ StopVerdict StudyStop::Look(uint64_t blocks, double elapsed_s, std::FILE* log) {
                        .elapsed_s = elapsed_s,
                        .trial_s = trial_s_,
                        .overhead_s = blocks > 0 ? std::max(0.0, elapsed_s / trials - trial_s_) : 0};
-  StopVerdict v{.decision = Decide(spec_.rule, bare_,
-                                   [this](size_t arm, size_t phase) { return SeriesOf(arm, phase); },
-                                   look),
+  StopVerdict v{.decision = Decide(
+                    spec_.rule, bare_,
+                    [this](size_t arm, size_t phase) { return SeriesOf(arm, phase); }, look),
                 .questions = questions_,
                 .rule = spec_.rule,
                 .blocks = blocks,

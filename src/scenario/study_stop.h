@@ -22,7 +22,7 @@ namespace pqc::scenario {
 // into kAllPhases) and how it reads: "handshake p50, X25519MLKEM768 − X25519 (group; fresh)".
 struct AskedQuestion {
   Question question;
-  std::string factor;   // the factor that differs between the two arms
+  std::string factor;  // the factor that differs between the two arms
   std::string text;
 };
 

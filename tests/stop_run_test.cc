@@ -1,0 +1,164 @@
+// stop_run_test — `pqc-bench run` of a study that stops itself, end to end: real handshakes,
+// a real results database. A study whose questions its blocks answer ends at its first look;
+// one that asks more than its budget buys ends on the budget (blocks, or time) and says, per
+// question, what it reached and what would answer it; `run --stop` gives a scenario without
+// [stop] the default questions; a sharded stopping study is refused before anything runs.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "bench_child.h"
+
+namespace {
+
+using pqc::test::TempDir;
+
+struct Finished {
+  int rc = -1;
+  std::string out, err;
+  std::string dir;  // the one run directory made ("" if not exactly one)
+};
+
+// RunStudy: `pqc-bench run NAME.toml ARGS…` of `text` in a new directory of `tmp`.
+Finished RunStudy(const TempDir& tmp, const std::string& text, std::vector<std::string> args = {}) {
+  const std::string file = tmp / "study.toml";
+  pqc::test::WriteFile(file, text);
+  std::vector<std::string> argv = {"run", file, "--results", tmp / "results"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pqc::test::BenchExit e =
+      pqc::test::WaitBench(pqc::test::SpawnBenchApart(argv, tmp.path()), std::chrono::seconds(120));
+  Finished f{.rc = e.timed_out ? -2 : e.code, .out = e.output, .err = e.errors};
+  const std::vector<std::string> dirs = pqc::test::RunDirs(tmp / "results");
+  if (dirs.size() == 1) f.dir = dirs[0];
+  return f;
+}
+
+std::string Describe(const Finished& f) {
+  return "exit " + std::to_string(f.rc) + "\n--- stdout:\n" + f.out + "\n--- stderr:\n" + f.err;
+}
+
+// Trials: the trials stored in the run's database (-1 if it cannot be read).
+int64_t Trials(const std::string& dir) {
+  sqlite3* db = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2((dir + "/results.sqlite").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM trials", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+      n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
+// Study: two arms (X25519 vs X25519MLKEM768), short fresh-handshake trials at 50/s whose lag
+// is not judged (a loaded machine would otherwise leave blocks without a valid trial), and
+// `stop`, the [stop] section's body ("" for none).
+std::string Study(const std::string& stop) {
+  std::string text =
+      "title = \"stop_run_test\"\n"
+      "[tls]\nchain = \"ecdsa-p256\"\n"
+      "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"600ms\"\nwarmup = \"200ms\"\n"
+      "max_lag_p99 = \"5s\"\n"
+      "[trials]\ncount = 2\nseed = 5\n"
+      "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n";
+  if (!stop.empty()) text.append("[stop]\n").append(stop);
+  return text;
+}
+
+TEST(StopRunTest, AStudyItsBlocksAnswerEndsAtItsFirstLook) {
+  TempDir tmp;
+  // ±10 s at p50: any interval at all answers it, so the study ends at its first look.
+  const Finished f = RunStudy(tmp, Study("p50 = \"10s\"\nphases = [\"handshake\"]\nmin_blocks = 3\n"
+                                         "blocks = 10\n"));
+  ASSERT_EQ(f.rc, 0) << Describe(f);
+  EXPECT_NE(f.err.find("the study stops itself: p50 ±10s of handshake; every factor; "
+                       "within 600s or 10 blocks (1 questions)"),
+            std::string::npos)
+      << f.err;
+  EXPECT_NE(f.err.find("stop: after block 1 ("), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("(the first look is after block 3)"), std::string::npos) << f.err;
+  EXPECT_NE(f.out.find("The study stopped itself after 3 blocks"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("every question answered"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("handshake p50, X25519MLKEM768 − X25519 (group): "), std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("— answered (±10000.000 ms asked)"), std::string::npos) << f.out;
+  ASSERT_FALSE(f.dir.empty());
+  EXPECT_EQ(Trials(f.dir), 6) << "three blocks of two arms, not the budget's ten";
+}
+
+TEST(StopRunTest, AStudyThatAsksTooMuchSpendsItsBlocksAndSaysWhatWouldAnswer) {
+  TempDir tmp;
+  // ±10 µs at p50: four blocks give a half-width of tens to hundreds of µs here.
+  const Finished f =
+      RunStudy(tmp, Study("p50 = \"10us\"\nphases = [\"handshake\"]\nmin_blocks = 3\n"
+                          "blocks = 4\n"));
+  ASSERT_EQ(f.rc, 0) << "an unanswered question is a finding, not a failure\n" << Describe(f);
+  EXPECT_NE(f.out.find("The study stopped itself after 4 blocks"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("block budget spent"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("— NOT answered: ±"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find(" of ±10.0 us asked; "), std::string::npos) << f.out;
+  // What would answer it: a number of blocks (the half-width shrinks as t·√(U/U')), or, for a
+  // half-width over ~34 times the target, more than the 1000 a plan may have.
+  EXPECT_TRUE(f.out.find("blocks with a valid trial of both arms would (it had 4)") !=
+                  std::string::npos ||
+              f.out.find("more than 1000 blocks would be needed") != std::string::npos)
+      << f.out;
+  EXPECT_NE(f.err.find("stop: after block 3 ("), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("  handshake p50, X25519MLKEM768 − X25519 (group): +"), std::string::npos)
+      << "each open question's interval at each look\n"
+      << f.err;
+  EXPECT_EQ(Trials(f.dir), 8);
+}
+
+TEST(StopRunTest, ATimeBudgetEndsTheStudyBeforeABlockThatWouldPassIt) {
+  TempDir tmp;
+  // A block takes over a second: after the first look, another would pass 2 s.
+  const Finished f =
+      RunStudy(tmp, Study("p50 = \"0.001%\"\nphases = [\"handshake\"]\nmin_blocks = 3\n"
+                          "time = \"2s\"\nblocks = 50\n"));
+  ASSERT_EQ(f.rc, 0) << Describe(f);
+  EXPECT_NE(f.out.find("The study stopped itself after 3 blocks"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("time budget spent"), std::string::npos) << f.out;
+  EXPECT_EQ(Trials(f.dir), 6);
+}
+
+TEST(StopRunTest, RunStopAsksTheDefaultQuestionsOfAScenarioWithoutStop) {
+  TempDir tmp;
+  const Finished f = RunStudy(tmp, Study(""), {"--stop", "--trials", "3"});
+  ASSERT_EQ(f.rc, 0) << Describe(f);
+  EXPECT_NE(f.err.find("the study stops itself: p50 ±2 %, p99 ±10 % of handshake, total; every "
+                       "factor; within 600s or 4 blocks (4 questions)"),
+            std::string::npos)
+      << "--trials 3 is the block budget, raised to the first look's 4\n"
+      << f.err;
+  EXPECT_NE(f.out.find("The study stopped itself after"), std::string::npos) << f.out;
+  for (const char* q : {"handshake p50,", "handshake p99,", "total p50,", "total p99,"}) {
+    EXPECT_NE(f.out.find(std::string("  ") + q + " X25519MLKEM768 − X25519 (group): "),
+              std::string::npos)
+        << q << "\n"
+        << f.out;
+  }
+  const int64_t trials = Trials(f.dir);
+  EXPECT_GE(trials, 8) << "no look before the fourth block";
+  EXPECT_LE(trials, 8);
+}
+
+TEST(StopRunTest, AShardedStoppingStudyIsRefusedBeforeAnythingRuns) {
+  TempDir tmp;
+  const Finished f =
+      RunStudy(tmp, Study("p50 = \"5%\"\n"), {"--shard", "0/2", "--rendezvous", "127.0.0.1:1"});
+  EXPECT_EQ(f.rc, 2) << Describe(f);
+  EXPECT_NE(f.err.find("a study that stops itself decides on every shard's connections"),
+            std::string::npos)
+      << f.err;
+  EXPECT_TRUE(f.dir.empty()) << "nothing measured, no run directory";
+}
+
+}  // namespace
