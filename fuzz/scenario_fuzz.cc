@@ -5,7 +5,9 @@
 //
 // Input: the TOML text, parsed as written, again with --full (which swaps in [full]) and
 // again with its first line, less a leading '#' (a TOML comment, so that the text can stay a
-// valid scenario), as a `run --only` selection (FACTOR=VALUE[,VALUE…]).
+// valid scenario), as a `run --only` selection (FACTOR=VALUE[,VALUE…]), and as `run --stop`
+// (a study that stops itself: its rule valid, its plan its block budget, its questions about
+// the plan's arms).
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -13,6 +15,7 @@
 
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
+#include "scenario/study_stop.h"
 #include "split_input.h"
 
 namespace {
@@ -35,6 +38,17 @@ void CheckPlan(const pqc::scenario::Scenario& s) {
     Check(t.block < s.trials);
     Check(seen.insert({t.block, t.arm}).second);
   }
+  if (!s.stop) return;
+  Check(pqc::ValidRule(s.stop->rule));
+  Check(s.trials == s.stop->rule.max_blocks);
+  Check(!s.stop->precisions.empty() && !s.stop->phases.empty());
+  Check(!pqc::scenario::DescribeStop(*s.stop).empty());
+  for (const auto& q : pqc::scenario::QuestionsOf(*plan, *s.stop)) {
+    Check(q.question.baseline < arms && q.question.other < arms);
+    Check(q.question.baseline != q.question.other);
+    Check(q.question.phase < pqc::kAllPhases.size());
+    Check(q.question.precision.value > 0 && !q.text.empty());
+  }
 }
 
 }  // namespace
@@ -43,10 +57,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string first_line = text.substr(0, text.find('\n'));
   if (!first_line.empty() && first_line[0] == '#') first_line.erase(0, 1);
-  for (int pass = 0; pass < 3; ++pass) {
+  for (int pass = 0; pass < 4; ++pass) {
     pqc::scenario::ParseOptions options;
     options.full = pass == 1;
     if (pass == 2) options.only = {first_line};
+    options.stop = pass == 3;
     auto s = pqc::scenario::ParseScenarioText(text, "fuzz.toml", options);
     if (!s) {
       Check(!s.error().message.empty());
