@@ -393,6 +393,7 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
                  "ALTER TABLE run DROP COLUMN shard_index;"
                  "ALTER TABLE run DROP COLUMN shard_count;"
                  "ALTER TABLE run DROP COLUMN shard_json;"
+                 "ALTER TABLE run DROP COLUMN stop_json;"
                  "ALTER TABLE trials DROP COLUMN shards_json;"
                  "UPDATE meta SET value = '3' WHERE key = 'version'"));
   }

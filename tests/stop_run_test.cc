@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,31 @@ TEST(StopRunTest, AStudyItsBlocksAnswerEndsAtItsFirstLook) {
   EXPECT_NE(f.out.find("— answered (±10000.000 ms asked)"), std::string::npos) << f.out;
   ASSERT_FALSE(f.dir.empty());
   EXPECT_EQ(Trials(f.dir), 6) << "three blocks of two arms, not the budget's ten";
+
+  // Stored with the run: summary.json's stop record, and `report` prints it again.
+  const nlohmann::json summary =
+      nlohmann::json::parse(pqc::test::ReadFile(f.dir + "/summary.json"));
+  const nlohmann::json& stop = summary["stop"];
+  ASSERT_TRUE(stop.is_object()) << summary.dump(1);
+  EXPECT_EQ(stop["reason"], "every question answered");
+  EXPECT_EQ(stop["blocks"], 3);
+  ASSERT_EQ(stop["answers"].size(), 1u);
+  const nlohmann::json& a = stop["answers"][0];
+  EXPECT_EQ(a["answered"], true);
+  EXPECT_EQ(a["phase"], "handshake");
+  EXPECT_EQ(a["statistic"], "p50");
+  EXPECT_EQ(a["baseline_arm"], 1);
+  EXPECT_EQ(a["other_arm"], 2);
+  EXPECT_EQ(a["blocks"], 3);
+  EXPECT_DOUBLE_EQ(a["target_us"].get<double>(), 1e7);
+  EXPECT_NEAR(a["lo_us"].get<double>(), a["estimate_us"].get<double>() - 1e7, 1e-3)
+      << "an answer is estimate ± the precision asked";
+  EXPECT_NEAR(a["hi_us"].get<double>(), a["estimate_us"].get<double>() + 1e7, 1e-3);
+  const pqc::test::BenchExit report = pqc::test::WaitBench(
+      pqc::test::SpawnBenchApart({"report", f.dir}, tmp.path()), std::chrono::seconds(60));
+  EXPECT_EQ(report.code, 0) << report.errors;
+  EXPECT_NE(report.output.find("The study stopped itself after 3 blocks"), std::string::npos)
+      << report.output;
 }
 
 TEST(StopRunTest, AStudyThatAsksTooMuchSpendsItsBlocksAndSaysWhatWouldAnswer) {
@@ -115,6 +141,10 @@ TEST(StopRunTest, AStudyThatAsksTooMuchSpendsItsBlocksAndSaysWhatWouldAnswer) {
       << "each open question's interval at each look\n"
       << f.err;
   EXPECT_EQ(Trials(f.dir), 8);
+  const nlohmann::json summary =
+      nlohmann::json::parse(pqc::test::ReadFile(f.dir + "/summary.json"));
+  EXPECT_EQ(summary["stop"]["answers"][0]["answered"], false) << summary["stop"].dump(1);
+  EXPECT_EQ(summary["stop"]["answers"][0]["blocks"], 4);
 }
 
 TEST(StopRunTest, ATimeBudgetEndsTheStudyBeforeABlockThatWouldPassIt) {

@@ -10,7 +10,8 @@ namespace pqc {
 
 inline const auto kSummaryFixtures = ::testing::Values(
     "summary_fresh_study.json", "summary_rtt_sweep.json", "summary_payload_sweep.json",
-    "summary_failed_slhdsa.json", "summary_incomplete.json", "summary_script_title.json");
+    "summary_failed_slhdsa.json", "summary_incomplete.json", "summary_script_title.json",
+    "summary_stopped_study.json");
 
 // SummaryFixtureName: "fresh_study" for summary_fresh_study.json (a test name's last part).
 inline std::string SummaryFixtureName(const ::testing::TestParamInfo<std::string>& fixture) {

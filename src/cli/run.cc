@@ -153,7 +153,6 @@ int ReportRun(const scenario::RunOutcome& outcome, bool strict) {
   } else if (!outcome.complete) {
     fmt::print(stderr, "run interrupted: finish it with pqc-bench run --resume {}\n", outcome.dir);
   }
-  if (outcome.stop) scenario::PrintStopVerdict(*outcome.stop, stdout);
   if (valid == 0) {
     const auto failed = std::count_if(
         stored->arms.begin(), stored->arms.end(),

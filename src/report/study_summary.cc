@@ -374,6 +374,7 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
   std::vector<CapacityArm> capacity;
   for (const ArmData& a : arms) capacity.push_back(CapacityInput(a, run.info.target));
   doc.capacity = CapacityOf(capacity, options.confidence);
+  doc.stop = run.stop;
   std::map<uint32_t, uint32_t> per_arm;
   for (const results::StoredTrial& t : run.trials) {
     const double cpu = t.server_cpu_s && t.server_handshakes && *t.server_handshakes > 0

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client/summary.h"
+#include "results/run_record.h"
 #include "stats/statistic.h"
 
 namespace pqc::report {
@@ -283,6 +284,9 @@ struct Summary {
   std::vector<Comparison> comparisons;
   CapacitySummary capacity;
   std::vector<TrialSummary> trials;
+  // stop: how a study that stopped itself ended (none, and absent from summary.json, for a
+  // study of fixed size).
+  std::optional<results::StopRecord> stop;
 };
 
 }  // namespace pqc::report

@@ -277,13 +277,15 @@ void Fields(R& r, Visit&& v) {
   v("comparisons", r.comparisons);
   v("capacity", r.capacity);
   v("trials", r.trials);
+  v("stop", r.stop);
 }
 
 // AddedInSchemaTwo: keys a schema-1 document lacks; the reader leaves them at their defaults
 // there (and "sites", absent for an arm on a network of one site, in either schema).
+// "stop" came later within schema 2: absent in the documents before it.
 inline bool AddedInSchemaTwo(std::string_view key) {
   return key == "replicate" || key == "resolve_pct" || key == "variance" || key == "replicates" ||
-         key == "plan" || key == "control";
+         key == "plan" || key == "control" || key == "stop";
 }
 
 // Record: a type with a field list above (the rest — Bounds, the phases — have their own form).

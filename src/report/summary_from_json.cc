@@ -241,3 +241,14 @@ Result<Summary> ParseSummary(std::string_view text) {
 }
 
 }  // namespace pqc::report
+
+namespace pqc::results {
+// The record's own reader (run_record.h's field list, as the results database reads it): its
+// errors carry their path like the rest of the document's.
+void from_json(const nlohmann::ordered_json& j, StopAnswer& a) {
+  json_fields::Reader<nlohmann::ordered_json>::Value(j, a);
+}
+void from_json(const nlohmann::ordered_json& j, StopRecord& r) {
+  json_fields::Reader<nlohmann::ordered_json>::Value(j, r);
+}
+}  // namespace pqc::results

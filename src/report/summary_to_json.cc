@@ -3,6 +3,7 @@
 // so that two documents can be compared as text. A missing number is written as null.
 #include <type_traits>
 
+#include "core/json_fields.h"
 #include "report/summary_fields.h"
 #include "report/summary_json.h"
 
@@ -46,6 +47,12 @@ ordered_json Write(const T& record) {
     // 1: every other arm's document stays as it was).
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::vector<SiteSummary>>) {
       if (value.empty()) return;
+    }
+    // The stop record only for a study that stopped itself (a later addition to schema 2:
+    // every other study's document stays as it was).
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>,
+                                 std::optional<results::StopRecord>>) {
+      if (!value) return;
     }
     out[key] = Value(value);
   });
@@ -139,3 +146,13 @@ ordered_json SummaryJson(const Summary& summary) {
 }
 
 }  // namespace pqc::report
+
+namespace pqc::results {
+// The record's own field list (run_record.h), as the results database stores it.
+void to_json(nlohmann::ordered_json& j, const StopAnswer& a) {
+  j = json_fields::Write(a);
+}
+void to_json(nlohmann::ordered_json& j, const StopRecord& r) {
+  j = json_fields::Write(r);
+}
+}  // namespace pqc::results

@@ -242,6 +242,45 @@ void Problems(std::ostream& out, const Summary& s, TextStyle style) {
     out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
 }
 
+std::string Micros(std::optional<double> us) {
+  if (!us) return "?";
+  if (std::abs(*us) >= 1000) return fmt::format("{:.3f} ms", *us / 1000);
+  return std::abs(*us) >= 1 ? fmt::format("{:.1f} us", *us) : fmt::format("{:.3g} us", *us);
+}
+
+// StopSection: how a study that stopped itself ended, and every question's answer — answered
+// as estimate ± the precision asked, or not, with its interval and what would answer it.
+void StopSection(std::ostream& out, const Summary& s, TextStyle style) {
+  if (!s.stop) return;
+  const results::StopRecord& r = *s.stop;
+  Heading(out, style, "a study that stopped itself");
+  const char* item = style == TextStyle::kMarkdown ? "- " : "  ";
+  out << (style == TextStyle::kMarkdown ? "" : "  ")
+      << fmt::format("The study stopped itself after {} blocks ({:.0f} s): {}. Asked: {}.\n",
+                     r.blocks, r.elapsed_s, r.reason, r.asked);
+  if (style == TextStyle::kMarkdown) out << '\n';
+  for (const results::StopAnswer& a : r.answers) {
+    std::string line = fmt::format(
+        "{}: {} [{}, {}]", a.question,
+        a.estimate ? fmt::format("{:+.1f} us", *a.estimate) : std::string("?"),
+        a.lo ? fmt::format("{:.1f}", *a.lo) : "?", a.hi ? fmt::format("{:.1f}", *a.hi) : "?");
+    if (a.answered) {
+      line += fmt::format(" — answered (±{} asked)", Micros(a.target));
+    } else if (!a.half_width) {
+      line += " — NOT answered: no interval (too few valid trials of its arms)";
+    } else {
+      line +=
+          fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width), Micros(a.target));
+      line +=
+          a.blocks_to_answer
+              ? fmt::format("; about {} blocks with a valid trial of both arms would (it had {})",
+                            *a.blocks_to_answer, a.blocks)
+              : std::string("; more than 1000 blocks would be needed at this trial length");
+    }
+    out << item << line << '\n';
+  }
+}
+
 std::string CsvNum(std::optional<double> v) {
   return v ? fmt::format("{}", *v) : "";
 }
@@ -254,6 +293,7 @@ void WriteStudyText(std::ostream& out, const Summary& s, TextStyle style) {
   for (const std::string& f : StudyFindings(s)) {
     out << (style == TextStyle::kMarkdown ? "- " : "  ") << f << '\n';
   }
+  StopSection(out, s, style);
   for (Phase phase : kAllPhases) PhaseTable(out, s, style, phase);
   CostTable(out, s, style);
   CpuSections(out, s, style);

@@ -156,9 +156,10 @@ Result<StoredRun> ReadRun(Db& db) {
   auto r = db.Prepare(fmt::format(
       "SELECT scenario, scenario_file, scenario_text, title, options_json, tool_version, "
       "git_commit, openssl_version, cpu_model, cores, kernel, hostname, target, seed, "
-      "trials_planned, started, ended, complete, {}, {}, {} FROM run WHERE id = 1",
+      "trials_planned, started, ended, complete, {}, {}, {}, {} FROM run WHERE id = 1",
       floors ? "speed_json" : "NULL", *version >= 3 ? "networks_json" : "NULL",
-      *version >= 5 ? "shard_index, shard_count, shard_json" : "0, 1, NULL"));
+      *version >= 5 ? "shard_index, shard_count, shard_json" : "0, 1, NULL",
+      *version >= 8 ? "stop_json" : "NULL"));
   if (!r) return r.error();
   auto row = r->Step();
   if (!row) return row.error();
@@ -203,6 +204,11 @@ Result<StoredRun> ReadRun(Db& db) {
   }
   if (!r->IsNull(22)) {
     if (Status st = ReadJsonColumn(r->Text(22), "run.shard_json", i.shard_facts.emplace()); !st) {
+      return st.error();
+    }
+  }
+  if (!r->IsNull(23)) {
+    if (Status st = ReadJsonColumn(r->Text(23), "run.stop_json", run.stop.emplace()); !st) {
       return st.error();
     }
   }

@@ -45,6 +45,7 @@ struct StoredRun {
   RunInfo info;
   std::string ended;  // empty while running or after a crash
   bool complete = false;
+  std::optional<StopRecord> stop;  // a study that stopped itself (schema 8 on)
   std::vector<StoredArm> arms;
   std::vector<StoredTrial> trials;  // in run order (seq)
 };

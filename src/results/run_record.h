@@ -1,8 +1,10 @@
 // run_record — the typed parts of a run's facts that are stored as JSON (options_json,
-// shard_json), each with one field list (core/json_fields.h) walked by RunWriter and ReadRun.
+// shard_json, stop_json), each with one field list (core/json_fields.h) walked by RunWriter and
+// ReadRun.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,58 @@ void Fields(R& r, V& v) {
   v("set", r.set);
   v("only", r.only);
   v("stop", r.stop);
+}
+
+// StopAnswer: one question of a study that stopped itself, as its last look answered it
+// (stats/stopping_rule.h): the difference other − baseline of one statistic of one phase, in
+// µs; answered: [lo, hi] is estimate ± target, else the interval computed at that look.
+struct StopAnswer {
+  std::string question;  // "handshake p50, X25519MLKEM768 − X25519 (group; fresh)"
+  std::string factor, phase, statistic;
+  uint64_t baseline_arm = 0, other_arm = 0;  // arm ids
+  std::optional<double> estimate, lo, hi, half_width, target;
+  bool answered = false;
+  std::optional<uint64_t> blocks_to_answer;  // unanswered: the blocks that would answer it
+  uint64_t blocks = 0;  // the blocks with a valid trial of both arms it was judged on
+};
+
+template <class R, class V>
+requires json_fields::Of<R, StopAnswer>
+void Fields(R& r, V& v) {
+  v("question", r.question);
+  v("factor", r.factor);
+  v("phase", r.phase);
+  v("statistic", r.statistic);
+  v("baseline_arm", r.baseline_arm);
+  v("other_arm", r.other_arm);
+  v("estimate_us", r.estimate);
+  v("lo_us", r.lo);
+  v("hi_us", r.hi);
+  v("half_width_us", r.half_width);
+  v("target_us", r.target);
+  v("answered", r.answered);
+  v("blocks_to_answer", r.blocks_to_answer);
+  v("blocks", r.blocks);
+}
+
+// StopRecord: how a study that stopped itself ended — why ("answered", "block budget",
+// "time budget"), after how many blocks and seconds, what it asked ([stop] as one line) and
+// every question's answer.
+struct StopRecord {
+  std::string reason, asked;
+  uint64_t blocks = 0;
+  double elapsed_s = 0;
+  std::vector<StopAnswer> answers;
+};
+
+template <class R, class V>
+requires json_fields::Of<R, StopRecord>
+void Fields(R& r, V& v) {
+  v("reason", r.reason);
+  v("asked", r.asked);
+  v("blocks", r.blocks);
+  v("elapsed_s", r.elapsed_s);
+  v("answers", r.answers);
 }
 
 struct MergedShard;

@@ -234,7 +234,9 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
       "ALTER TABLE connections ADD COLUMN handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0;"
       "ALTER TABLE connections ADD COLUMN handshake_datagrams_received INTEGER NOT NULL DEFAULT 0;"
       "ALTER TABLE connections ADD COLUMN initial_datagrams INTEGER NOT NULL DEFAULT 0;"
-      "ALTER TABLE connections ADD COLUMN amplification_limited INTEGER NOT NULL DEFAULT 0;"};
+      "ALTER TABLE connections ADD COLUMN amplification_limited INTEGER NOT NULL DEFAULT 0;",
+      // 7 → 8: how a study that stopped itself ended (a run of old was of fixed size).
+      "ALTER TABLE run ADD COLUMN stop_json TEXT;"};
   for (int v = *version; v < kSchemaVersion; ++v) {
     if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
                                             "key = 'version';COMMIT",
@@ -288,6 +290,13 @@ Status RunWriter::MarkArmFailed(uint32_t arm, const std::string& failure) {
   if (!s) return s.error();
   s->Bind(1, failure);
   s->Bind(2, int64_t{arm});
+  return s->Run();
+}
+
+Status RunWriter::RecordStop(const StopRecord& stop) {
+  auto s = db_->Prepare("UPDATE run SET stop_json = ?1 WHERE id = 1");
+  if (!s) return s.error();
+  s->Bind(1, json_fields::Writer::Value(stop).dump());
   return s->Run();
 }
 

@@ -80,6 +80,9 @@ class RunWriter {
   // WriteTrial: the trial and its records in one transaction; returns the trial's id.
   Result<int64_t> WriteTrial(const TrialRow& trial);
   Status MarkArmFailed(uint32_t arm, const std::string& failure);
+  // RecordStop: how a study that stopped itself ended (replaces what a resumed run's earlier
+  // stop wrote, if any).
+  Status RecordStop(const StopRecord& stop);
   Status Finish(const std::string& ended, bool complete);
   Db& db() { return *db_; }
 

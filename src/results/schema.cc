@@ -18,7 +18,7 @@ CREATE TABLE run(
   target TEXT NOT NULL, seed INTEGER NOT NULL, trials_planned INTEGER NOT NULL,
   started TEXT NOT NULL, ended TEXT, complete INTEGER NOT NULL DEFAULT 0,
   speed_json TEXT, networks_json TEXT,
-  shard_index INTEGER, shard_count INTEGER NOT NULL DEFAULT 1, shard_json TEXT);
+  shard_index INTEGER, shard_count INTEGER NOT NULL DEFAULT 1, shard_json TEXT, stop_json TEXT);
 CREATE TABLE arms(
   id INTEGER PRIMARY KEY, label TEXT NOT NULL, factors_json TEXT NOT NULL,
   settings_json TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', failure TEXT,

@@ -30,7 +30,10 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // Version 7 added HTTP/3 over QUIC: each connection's protocol (h1 or h3) and, over QUIC, its
 // datagrams each way until the handshake completed, its Initial datagrams and whether the
 // server's flight was held back by the anti-amplification limit. Older files read as h1, 0.
-inline constexpr int kSchemaVersion = 7;
+// Version 8 added how a study that stopped itself ended (run.stop_json, run_record.h's
+// StopRecord: why, after how many blocks, every question's answer); NULL for a study of fixed
+// size, and in older files.
+inline constexpr int kSchemaVersion = 8;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.

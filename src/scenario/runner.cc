@@ -127,6 +127,11 @@ class Runner {
     }
     if (!barrier.lost().empty()) out.stopped = barrier.lost();
     barrier.Finish();
+    if (out.stop) {
+      if (Status st = writer.RecordStop(RecordOf(*out.stop, p_, stop_->spec())); !st) {
+        return st.error();
+      }
+    }
     // Complete: every planned trial ran, or belongs to an arm that cannot run here, or the
     // study stopped itself.
     out.complete = !out.interrupted && out.stopped.empty();

@@ -95,6 +95,10 @@ std::string_view ReasonText(StopReason r) {
   return "";
 }
 
+std::optional<double> Finite(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
 }  // namespace
 
 std::vector<AskedQuestion> QuestionsOf(const Plan& plan, const StopSpec& spec) {
@@ -128,31 +132,35 @@ std::vector<AskedQuestion> QuestionsOf(const Plan& plan, const StopSpec& spec) {
   return out;
 }
 
-void PrintStopVerdict(const StopVerdict& v, std::FILE* out) {
-  fmt::print(out, "\nThe study stopped itself after {} blocks ({}): {}\n", v.blocks,
-             Seconds(v.elapsed_s), ReasonText(v.decision.reason));
+results::StopRecord RecordOf(const StopVerdict& v, const Plan& plan, const StopSpec& spec) {
+  results::StopRecord r{.reason = std::string(ReasonText(v.decision.reason)),
+                        .asked = DescribeStop(spec),
+                        .blocks = v.blocks,
+                        .elapsed_s = v.elapsed_s};
   const std::vector<Answer>& answers = v.decision.answers;
   for (size_t i = 0; i < answers.size() && i < v.questions.size(); ++i) {
     const Answer& a = answers[i];
+    const Question& q = v.questions[i].question;
     const Interval& d = a.difference.interval;
-    std::string line = fmt::format("  {}: {:+.1f} us [{:.1f}, {:.1f}]", v.questions[i].text,
-                                   d.estimate, d.lo, d.hi);
-    if (a.state == AnswerState::kAnswered) {
-      line += fmt::format(" — answered (±{} asked)", Micros(a.target));
-    } else if (!std::isfinite(a.half_width)) {
-      line += " — NOT answered: no interval (too few valid trials of its arms)";
-    } else {
-      line +=
-          fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width), Micros(a.target));
-      const std::optional<uint64_t> blocks = BlocksToAnswer(a, v.rule);
-      line += blocks ? fmt::format(
-                           "; about {} blocks with a valid trial of both arms would "
-                           "(it had {})",
-                           *blocks, a.difference.units)
-                     : std::string("; more than 1000 blocks would be needed at this trial length");
-    }
-    fmt::print(out, "{}\n", line);
+    results::StopAnswer out{
+        .question = v.questions[i].text,
+        .factor = v.questions[i].factor,
+        .phase = std::string(PhaseName(kAllPhases[q.phase])),
+        .statistic = std::string(StatisticName(q.statistic)),
+        .baseline_arm = q.baseline < plan.arms.size() ? plan.arms[q.baseline].id : 0,
+        .other_arm = q.other < plan.arms.size() ? plan.arms[q.other].id : 0,
+        .estimate = Finite(d.estimate),
+        .lo = Finite(d.lo),
+        .hi = Finite(d.hi),
+        .half_width = Finite(a.half_width),
+        .target = Finite(a.target),
+        .answered = a.state == AnswerState::kAnswered,
+        .blocks_to_answer = std::nullopt,
+        .blocks = a.difference.units};
+    if (!out.answered) out.blocks_to_answer = BlocksToAnswer(a, v.rule);
+    r.answers.push_back(std::move(out));
   }
+  return r;
 }
 
 StudyStop::StudyStop(const Plan& plan, StopSpec spec)

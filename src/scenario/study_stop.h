@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/load_result.h"
+#include "results/run_record.h"
 #include "scenario/plan.h"
 #include "scenario/stop_spec.h"
 #include "stats/stopping_rule.h"
@@ -40,10 +41,11 @@ struct StopVerdict {
   double elapsed_s = 0;
 };
 
-// PrintStopVerdict: why the study ended and every question's answer — an answered one as
-// estimate ± the precision asked (stopping_rule.h), an unanswered one with its interval and
-// the blocks that would answer it.
-void PrintStopVerdict(const StopVerdict& v, std::FILE* out);
+// RecordOf: the verdict as the run stores it (results/run_record.h): every question's answer —
+// an answered one as estimate ± the precision asked (stopping_rule.h), an unanswered one with
+// its interval and the blocks at which its judged half-width, shrinking as t(U' − 1 −
+// spent)·√(U/U') with its variance per block unchanged, would come within the target.
+results::StopRecord RecordOf(const StopVerdict& v, const Plan& plan, const StopSpec& spec);
 
 class StudyStop {
  public:

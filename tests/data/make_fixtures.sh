@@ -28,6 +28,7 @@ fixture failed_slhdsa
 fixture payload_sweep
 fixture script_title
 fixture rtt_sweep
+fixture stopped_study
 
 # incomplete: an external server without tickets or cache, interrupted after three trials.
 "$bin" serve --listen 127.0.0.1:0 --tickets off --cache off --write-ca ca.pem >serve.log 2>&1 &
