@@ -31,26 +31,28 @@ bool DifferOnlyIn(const Arm& a, const Arm& b, const std::string& factor) {
   return differs;
 }
 
+// Varies: some arm has another value of `factor` than `value`.
+bool Varies(const Plan& plan, const std::string& factor, const std::string& value) {
+  return std::any_of(plan.arms.begin(), plan.arms.end(),
+                     [&](const Arm& a) { return ValueOf(a, factor) != value; });
+}
+
 // AskedFactors: the spec's, or every factor with more than one value among the arms.
 std::vector<std::string> AskedFactors(const Plan& plan, const StopSpec& spec) {
   if (!spec.factors.empty() || plan.arms.empty()) return spec.factors;
   std::vector<std::string> out;
-  for (const auto& [name, value] : plan.arms.front().factors) {
-    const bool varies = std::any_of(plan.arms.begin(), plan.arms.end(),
-                                    [&](const Arm& a) { return ValueOf(a, name) != value; });
-    if (varies) out.push_back(name);
+  for (const auto& f : plan.arms.front().factors) {
+    if (Varies(plan, f.first, f.second)) out.push_back(f.first);
   }
   return out;
 }
 
-// SettingOf: the other varying factors' values of arm a, " · "-joined (the comparison's setting).
+// SettingOf: the other varying factors' values of arm a, " · "-joined (the comparison's
+// setting).
 std::string SettingOf(const Plan& plan, const Arm& a, const std::string& factor) {
   std::vector<std::string> out;
-  for (const auto& [name, value] : a.factors) {
-    if (name == factor) continue;
-    const bool varies = std::any_of(plan.arms.begin(), plan.arms.end(),
-                                    [&](const Arm& b) { return ValueOf(b, name) != value; });
-    if (varies) out.push_back(value);
+  for (const auto& f : a.factors) {
+    if (f.first != factor && Varies(plan, f.first, f.second)) out.push_back(f.second);
   }
   return fmt::format("{}", fmt::join(out, " · "));
 }
