@@ -314,6 +314,25 @@ TEST(HtmlReport, ShowsRunFactsFailuresAndWarnings) {
   EXPECT_NE(incomplete.find("no valid trial"), std::string::npos);
 }
 
+TEST(HtmlReport, AStudyThatStoppedItselfShowsEveryAnswer) {
+  const json fixture = LoadFixture("summary_stopped_study.json");
+  const std::string html = Html(fixture);
+  ASSERT_TRUE(fixture["stop"].is_object());
+  EXPECT_NE(html.find("<h2>A study that stopped itself</h2>"), std::string::npos);
+  EXPECT_NE(html.find(report::HtmlEscape("The study stopped itself after " +
+                                         std::to_string(fixture["stop"]["blocks"].get<int>()) +
+                                         " blocks")),
+            std::string::npos);
+  for (const json& a : fixture["stop"]["answers"]) {
+    EXPECT_NE(html.find(report::HtmlEscape(a["question"].get<std::string>() + ": ")),
+              std::string::npos)
+        << a["question"];
+  }
+  const std::string fixed = Html(LoadFixture("summary_fresh_study.json"));
+  EXPECT_EQ(fixed.find("A study that stopped itself"), std::string::npos)
+      << "a study of fixed size has no such section";
+}
+
 TEST(HtmlReport, EmbedsTheChartLibrariesAndNoNetworkAddress) {
   ASSERT_EQ(ChartScripts().size(), 3u);
   std::string html = Html(LoadFixture("summary_fresh_study.json"));

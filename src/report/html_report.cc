@@ -14,6 +14,7 @@
 #include "report/html_page.h"
 #include "report/html_text.h"
 #include "report/site_table.h"
+#include "report/stop_lines.h"
 #include "report/study_findings.h"
 #include "report/variance_table.h"
 
@@ -222,6 +223,13 @@ Status WriteHtmlReport(const Summary& summary, std::ostream& out) {
     out << "<li>" << HtmlEscape(f) << "</li>\n";
   }
   out << "</ul>\n";
+  if (summary.stop) {
+    const report::StopLines lines = report::LinesOf(*summary.stop);
+    out << "<h2>A study that stopped itself</h2>\n<p id=\"stop\">" << HtmlEscape(lines.headline)
+        << "</p>\n<ul id=\"stop-answers\">\n";
+    for (const std::string& l : lines.answers) out << "<li>" << HtmlEscape(l) << "</li>\n";
+    out << "</ul>\n";
+  }
   WriteArmTable(summary, out);
   WriteCpuTables(summary, out);
   WriteComparisons(summary, out);

@@ -11,6 +11,7 @@
 #include "report/cell_format.h"
 #include "report/cpu_tables.h"
 #include "report/site_table.h"
+#include "report/stop_lines.h"
 #include "report/study_findings.h"
 #include "report/variance_table.h"
 #include "tls/quic_messages.h"
@@ -242,43 +243,15 @@ void Problems(std::ostream& out, const Summary& s, TextStyle style) {
     out << (style == TextStyle::kMarkdown ? "- " : "  ") << l << '\n';
 }
 
-std::string Micros(std::optional<double> us) {
-  if (!us) return "?";
-  if (std::abs(*us) >= 1000) return fmt::format("{:.3f} ms", *us / 1000);
-  return std::abs(*us) >= 1 ? fmt::format("{:.1f} us", *us) : fmt::format("{:.3g} us", *us);
-}
-
-// StopSection: how a study that stopped itself ended, and every question's answer — answered
-// as estimate ± the precision asked, or not, with its interval and what would answer it.
+// StopSection: how a study that stopped itself ended (stop_lines.h).
 void StopSection(std::ostream& out, const Summary& s, TextStyle style) {
   if (!s.stop) return;
-  const results::StopRecord& r = *s.stop;
+  const StopLines lines = LinesOf(*s.stop);
   Heading(out, style, "a study that stopped itself");
   const char* item = style == TextStyle::kMarkdown ? "- " : "  ";
-  out << (style == TextStyle::kMarkdown ? "" : "  ")
-      << fmt::format("The study stopped itself after {} blocks ({:.0f} s): {}. Asked: {}.\n",
-                     r.blocks, r.elapsed_s, r.reason, r.asked);
+  out << (style == TextStyle::kMarkdown ? "" : "  ") << lines.headline << '\n';
   if (style == TextStyle::kMarkdown) out << '\n';
-  for (const results::StopAnswer& a : r.answers) {
-    std::string line = fmt::format(
-        "{}: {} [{}, {}]", a.question,
-        a.estimate ? fmt::format("{:+.1f} us", *a.estimate) : std::string("?"),
-        a.lo ? fmt::format("{:.1f}", *a.lo) : "?", a.hi ? fmt::format("{:.1f}", *a.hi) : "?");
-    if (a.answered) {
-      line += fmt::format(" — answered (±{} asked)", Micros(a.target));
-    } else if (!a.half_width) {
-      line += " — NOT answered: no interval (too few valid trials of its arms)";
-    } else {
-      line +=
-          fmt::format(" — NOT answered: ±{} of ±{} asked", Micros(a.half_width), Micros(a.target));
-      line +=
-          a.blocks_to_answer
-              ? fmt::format("; about {} blocks with a valid trial of both arms would (it had {})",
-                            *a.blocks_to_answer, a.blocks)
-              : std::string("; more than 1000 blocks would be needed at this trial length");
-    }
-    out << item << line << '\n';
-  }
+  for (const std::string& l : lines.answers) out << item << l << '\n';
 }
 
 std::string CsvNum(std::optional<double> v) {
