@@ -235,6 +235,52 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_EQ(ErrorOf(""), "no error");
 }
 
+TEST(Scenario, BuildsAreArmsOfTheMatrix) {
+  auto s = Parse(R"(
+[builds.openssl36]
+pqc_bench = "build-openssl-3.6/src/pqc-bench"
+[builds.slow]
+serve_args = ["--handshake-cpu", "50us"]
+[matrix]
+build = ["this", "openssl36", "slow"]
+)");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->builds.size(), 2u);
+  const Build& b = s->builds.at("openssl36");
+  // Relative to the directory the run starts in, made absolute when read.
+  EXPECT_EQ(b.pqc_bench,
+            (std::filesystem::current_path() / "build-openssl-3.6/src/pqc-bench").string());
+  EXPECT_EQ(b.location, "t.toml:2:1");
+  EXPECT_EQ(s->builds.at("slow").serve_args, (std::vector<std::string>{"--handshake-cpu", "50us"}));
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->arms.size(), 3u);
+  EXPECT_EQ(plan->arms[0].settings.build, "this");
+  EXPECT_EQ(plan->arms[1].settings.build, "openssl36");
+  EXPECT_EQ(plan->arms[2].label, "slow");
+  // Without a matrix, every arm is "this" build's.
+  auto plain = Parse("[load]\nrate = 10\n");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->base.build, "this");
+  EXPECT_TRUE(plain->builds.empty());
+
+  std::string e = ErrorOf("[matrix]\nbuild = [\"this\", \"x\"]\n");
+  EXPECT_NE(e.find("t.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("build 'x' is not defined (defined: this;"), std::string::npos) << e;
+  e = ErrorOf("[target]\nbuild = \"y\"\n");
+  EXPECT_NE(e.find("t.toml:2:9: build 'y' is not defined"), std::string::npos) << e;
+  e = ErrorOf("[builds.a]\npqc_bench = 3\n");
+  EXPECT_NE(e.find("t.toml:2:13: pqc_bench must be the path of a binary"), std::string::npos) << e;
+  e = ErrorOf("[builds.a]\nserve_args = \"--handshake-cpu 5us\"\n");
+  EXPECT_NE(e.find("serve_args must be an array of strings"), std::string::npos) << e;
+  e = ErrorOf("[builds]\na = 3\n");
+  EXPECT_NE(e.find("[builds.a] must be a table"), std::string::npos) << e;
+  e = ErrorOf("[builds.\"a b\"]\nnginx = \"x\"\n");
+  EXPECT_NE(e.find("build name 'a b'"), std::string::npos) << e;
+  e = ErrorOf("[matrix]\nbuild = [\"a b\"]\n");
+  EXPECT_NE(e.find("is not a build name"), std::string::npos) << e;
+}
+
 TEST(Scenario, ConcurrencySetsTheRate) {
   auto s = Parse(R"(
 [load]

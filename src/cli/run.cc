@@ -47,6 +47,7 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
 // RunFlags: every flag of run.
 struct RunFlags {
   std::string file, results_root = "results", resume, nginx, haproxy, external, server_name, ca;
+  std::string as_build;
   std::vector<std::string> sets, only;
   uint32_t trials = 0;
   bool full = false, strict = false, stop = false;
@@ -93,6 +94,12 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
   AddProviderFlags(app, f.providers);
   app.add_flag("--strict", f.strict, "exit 1 when a trial is invalid or an arm failed");
   AddShardFlags(app, f.shard, /*run=*/true);
+  // Not for users: the runner of a study whose arms are builds starts another build with it
+  // to measure one trial of that build's arm (scenario/build_trial.h). Hidden from --help.
+  app.add_option("--as-build", f.as_build,
+                 "measure as the scenario's [builds.NAME] (set by the run that started this "
+                 "one)")
+      ->group("");
   resume_opt->excludes(file_opt);
   resume_opt->excludes(only_opt);  // a resumed run selects the arms it selected
 }
@@ -111,11 +118,38 @@ scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
   return {.full = f.full, .overrides = sets, .trials = f.trials, .stop = f.stop, .only = f.only};
 }
 
+// CheckArmBuild: an arm's build can measure it here: its binaries exist, its serve_args go to
+// an embedded server, and another pqc_bench is not asked of a sharded run (each shard would
+// have to start it at the rendezvous's instant).
+Status CheckArmBuild(const RunFlags& f, const scenario::Arm& a, const scenario::Build* build) {
+  if (build == nullptr) return {};
+  if (Status st = scenario::CheckBuildFiles(*build); !st) return st;
+  if (!build->serve_args.empty() && a.settings.target != scenario::TargetKind::kEmbedded) {
+    return MakeError(
+        ErrorKind::kUsage,
+        fmt::format("{}: [builds.{}] serve_args are flags of the embedded server, "
+                    "and arm '{}' runs on target {}",
+                    build->location, build->name, a.label, TargetKindName(a.settings.target)));
+  }
+  if (!build->pqc_bench.empty() && !f.shard.shard.empty()) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--shard: arm '{}' is measured by build '{}' (another "
+                                 "pqc-bench), which a sharded run cannot start on every shard; "
+                                 "run the builds' study unsharded",
+                                 a.label, build->name));
+  }
+  return {};
+}
+
 // CheckArmTargets: before any measuring, the arms' targets can be reached: --target points
 // every arm at the user's server, and an nginx arm needs an nginx to start.
-Status CheckArmTargets(const RunFlags& f, const scenario::Plan& plan, const std::string& nginx,
-                       const std::string& haproxy) {
+Status CheckArmTargets(const RunFlags& f, const scenario::Scenario& sc, const scenario::Plan& plan,
+                       const std::string& run_nginx, const std::string& run_haproxy) {
   for (const scenario::Arm& a : plan.arms) {
+    const scenario::Build* build = scenario::FindBuild(sc.builds, a.settings.build);
+    if (Status st = CheckArmBuild(f, a, build); !st) return st;
+    const std::string& nginx = build && !build->nginx.empty() ? build->nginx : run_nginx;
+    const std::string& haproxy = build && !build->haproxy.empty() ? build->haproxy : run_haproxy;
     if (!f.external.empty() && a.settings.target != scenario::TargetKind::kExternal) {
       return MakeError(ErrorKind::kUsage,
                        fmt::format("--target {}: arm '{}' runs on target {}, set by the "
@@ -187,15 +221,28 @@ int RunMain(int argc, char** argv) {
   auto sc =
       f.resume.empty() ? scenario::ParseScenarioFile(f.file, po) : ResumeScenario(f.resume, po);
   if (!sc) return ReportError("run", sc.error());
+  if (!f.as_build.empty()) {
+    // One trial of one build's arm for the run that started this one: no study of its own.
+    if (f.as_build != scenario::kThisBuild &&
+        scenario::FindBuild(sc->builds, f.as_build) == nullptr) {
+      return ReportError(
+          "run", MakeError(ErrorKind::kUsage, fmt::format("--as-build {}: the scenario has no "
+                                                          "[builds.{}]",
+                                                          f.as_build, f.as_build)));
+    }
+    sc->stop.reset();
+    sc->trials = 1;
+  }
   auto plan = scenario::MakePlan(*sc);
   if (!plan) return ReportError("run", plan.error());
   scenario::RunOptions ro;
+  if (!f.as_build.empty()) ro.as_build = f.as_build;
   ro.results_root = f.results_root;
   ro.resume_dir = f.resume;
   ro.self_exe = SelfExe();
   ro.nginx_exe = f.nginx.empty() ? DefaultNginxExe() : f.nginx;
   ro.haproxy_exe = f.haproxy.empty() ? DefaultHaproxyExe() : f.haproxy;
-  if (Status st = CheckArmTargets(f, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
+  if (Status st = CheckArmTargets(f, *sc, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
     return ReportError("run", st.error());
   }
   ro.options = {
@@ -225,6 +272,8 @@ int RunMain(int argc, char** argv) {
   }
   auto outcome = scenario::RunPlan(*sc, *plan, ro);
   if (!outcome) return ReportError("run", outcome.error());
+  // A build's trial for another run: that run reads the database and reports the study.
+  if (!f.as_build.empty()) return outcome->trials_run > 0 ? kExitOk : kExitInvalid;
   return ReportRun(*outcome, f.strict);
 }
 

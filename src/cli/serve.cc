@@ -120,6 +120,7 @@ struct ServeFlags {
               clients, nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
+  Nanos handshake_cpu = 0;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
   bool use_nginx = false, use_haproxy = false;
   int threads = 1;
@@ -175,6 +176,11 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
               3600 * kSecond);
   AddDuration(app, "--idle-timeout", f.idle_timeout, "close a connection idle for this long",
               3600 * kSecond);
+  AddDuration(app, "--handshake-cpu", f.handshake_cpu,
+              "spend this much more CPU on every handshake, before answering the ClientHello (a "
+              "server made slower by a known amount, e.g. 50us, for a study of builds to find; "
+              "HTTP/1.1 over TCP)",
+              kSecond);
   app.add_option("--max-connections", f.max_connections, "open connections per thread, at most")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
@@ -329,6 +335,7 @@ int ServeEmbedded(const ServeFlags& f) {
   options.tls.max_early_data = f.early_data == "on" ? kEarlyDataBytes : 0;
   options.handshake_timeout = f.handshake_timeout;
   options.idle_timeout = f.idle_timeout;
+  options.handshake_cpu = f.handshake_cpu;
   auto certs = MakeServerCerts(f);
   if (!certs) return ReportError("serve", certs.error());
   for (const CertChain& c : certs->chains) options.chains.push_back(&c);
@@ -413,6 +420,11 @@ int ServeMain(int argc, char** argv) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--clients records ClientHellos over TCP: give "
                                           "--protocol h1,h3 (or h1) with it"));
+  }
+  if (app.count("--handshake-cpu") > 0 && (peer || Serves(flags.protocols, Protocol::kH3))) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--handshake-cpu: the embedded server over TCP only "
+                                          "(--protocol h1, no --nginx or --haproxy)"));
   }
   if (peer && !flags.clients.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

@@ -21,6 +21,23 @@ namespace pqc::results {
 
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
+// BuildRecord: the binary that measured a trial, in a study whose arms are builds
+// (scenario/builds.h): its name there, its absolute path and SHA-256, and the OpenSSL and
+// commit it runs.
+struct BuildRecord {
+  std::string name, exe, sha256, openssl_version, git_commit;
+};
+
+template <class R, class V>
+requires json_fields::Of<R, BuildRecord>
+void Fields(R& r, V& v) {
+  v("name", r.name);
+  v("exe", r.exe);
+  v("sha256", r.sha256);
+  v("openssl_version", r.openssl_version);
+  v("git_commit", r.git_commit);
+}
+
 // TargetRecord: the server's side of a trial (target_json). The CPU is the server processes'
 // own (wait4); a follower shard records only who ran the target, and a target that did not
 // stop cleanly only why.
@@ -34,6 +51,9 @@ struct TargetRecord {
   // From the target's start until it accepted connections (seconds): a trial that began late
   // or a target slow to come up (nginx's workers, a provider's self-test) shows here.
   double ready_s = kNotMeasured;
+  // build: what measured the trial when the study's arms are builds (none otherwise: the run's
+  // facts name the one binary).
+  std::optional<BuildRecord> build;
 };
 
 template <class R, class V>
@@ -48,6 +68,7 @@ void Fields(R& r, V& v) {
   v("error", r.error);
   v("run_by", r.run_by);
   v("ready_s", r.ready_s);
+  v("build", r.build);
 }
 
 // SiteLinkRecord: one client site's wire, in a network of several.

@@ -218,6 +218,19 @@ Status CheckServerName(const std::string& text) {
   return {};
 }
 
+// CheckBuildName: the names builds.cc accepts for [builds.NAME] ("this" included).
+Status CheckBuildName(const std::string& text) {
+  if (text.empty() ||
+      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos) {
+    return Bad(
+        fmt::format("'{}' is not a build name (\"this\", or a [builds.NAME] of the "
+                    "scenario: letters, digits, '_', '-', '.')",
+                    text));
+  }
+  return {};
+}
+
 Status CheckNetwork(const std::string& text) {
   if (text.empty()) return Bad("must name a network profile (\"loopback\" or one of [networks.*])");
   return {};  // existence is checked against the scenario's [networks] when the plan is made
@@ -373,6 +386,14 @@ constexpr std::array kKeys = {
                  return SetParsed<&ArmSettings::target>(v, s, &Target);
                },
                [](const ArmSettings& s) { return Json(TargetKindName(s.target)); }},
+    SettingKey{"target", "build",
+               "binaries that measure the arm: \"this\" (the running pqc-bench) or a "
+               "[builds.NAME] of the scenario (another build of the tool, nginx or HAProxy)",
+               K::kTarget, false, "",
+               [](const toml::node& v, ArmSettings& s) {
+                 return SetText<&ArmSettings::build>(v, s, &CheckBuildName);
+               },
+               &Echo<&ArmSettings::build>},
     SettingKey{"target", "address",
                "HOST:PORT of an external target (an IP address or localhost; names are not "
                "resolved)",
@@ -381,14 +402,14 @@ constexpr std::array kKeys = {
                  return SetParsed<&ArmSettings::address>(v, s, &Address);
                },
                [](const ArmSettings& s) { return Json(s.address.text); }},
-    SettingKey{"target", "server_name",
-               "external target: SNI, Host header and the name its certificate must carry "
-               "(default: the address's host)",
-               K::kTarget, false, "",
-               [](const toml::node& v, ArmSettings& s) {
-                 return SetText<&ArmSettings::server_name>(v, s, &CheckServerName);
-               },
-               &Echo<&ArmSettings::server_name>},
+    SettingKey{
+        "target", "server_name",
+        "external target: SNI, Host header and the name its certificate must carry "
+        "(default: the address's host)",
+        K::kTarget, false, "",
+        [](const toml::node& v,
+           ArmSettings& s) { return SetText<&ArmSettings::server_name>(v, s, &CheckServerName); },
+        &Echo<&ArmSettings::server_name>},
     SettingKey{"target", "ca",
                "external target: PEM file of the CA(s) that verify its certificate (default: "
                "the system's trust store)",

@@ -69,6 +69,9 @@ struct ArmSettings {
   // expect_early_rejected: an `early` arm measuring a server that refuses early data.
   bool expect_early_rejected = false;
   TargetKind target = TargetKind::kEmbedded;
+  // build: the binaries that measure the arm: "this" (the running pqc-bench and the run's
+  // nginx and HAProxy) or a [builds.NAME] of the scenario (scenario/builds.h).
+  std::string build = "this";
   // An external target (a server the tool does not run): its address (an IP literal or
   // localhost, HOST:PORT, parsed when set), the name sent as SNI and Host and verified in its
   // certificate (default: the address's host), and the CA file that verifies it (default: the

@@ -22,8 +22,11 @@ struct RunOptions {
   std::string self_exe;                  // this pqc-bench, started as the embedded target
   std::string nginx_exe;                 // for target = "nginx"
   std::string haproxy_exe;               // for target = "haproxy"
-  results::RunAsked options;             // how the run was asked for (stored)
-  std::FILE* log = stderr;               // one line per trial, and load's progress line
+  // as_build: the [builds.NAME] this process is (run --as-build, when another run started it
+  // to measure that build's arm); "this" otherwise. Its arms run here, not in a child.
+  std::string as_build = "this";
+  results::RunAsked options;  // how the run was asked for (stored)
+  std::FILE* log = stderr;    // one line per trial, and load's progress line
   // Shards (issue 18): this process measures shard `shard` of the study; shard 0 leads at
   // `rendezvous` (starts the targets on `serve_host`, announces each trial's start), the
   // others join it. A shard's load starting later than `max_start_late` past the agreed

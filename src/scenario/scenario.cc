@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kTopKeys =
     "title, description, [target], [tls], [load], [trials], "
-    "[full], [matrix], [networks.NAME], [stop]";
+    "[full], [matrix], [networks.NAME], [builds.NAME], [stop]";
 
 Status ParseSettingsSection(const Where& where, const toml::table& root, std::string_view section,
                             ArmSettings& base) {
@@ -213,7 +213,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
       if (!v) return where(value, fmt::format("{} must be a string", k));
       (k == "title" ? s.title : s.description) = *v;
     } else if (k != "target" && k != "tls" && k != "load" && k != "trials" && k != "full" &&
-               k != "matrix" && k != "networks" && k != "stop") {
+               k != "matrix" && k != "networks" && k != "builds" && k != "stop") {
       return where(value, fmt::format("unknown key '{}' (valid: {})", k, kTopKeys));
     }
   }
@@ -223,6 +223,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = ParseTrials(where, root, s); !st) return st.error();
   if (Status st = ParseFull(where, root, s); !st) return st.error();
   if (Status st = ParseNetworks(where, root, s); !st) return st.error();
+  if (Status st = ParseBuilds(where, root, s); !st) return st.error();
   if (Status st = ParseMatrix(where, root, s); !st) return st.error();
   for (const std::string& expr : options.only) {
     if (Status st = SelectOnly(expr, s); !st) return st.error();
@@ -237,6 +238,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = CheckStop(where, root, options.trials, s); !st) return st.error();
   if (Status st = CheckTargets(s); !st) return st.error();
   if (Status st = CheckNetworksExist(where, root, s); !st) return st.error();
+  if (Status st = CheckBuildsExist(where, root, s); !st) return st.error();
   if (s.title.empty()) s.title = s.name;
   return s;
 }

@@ -20,6 +20,8 @@
 //              settings for that value, e.g. mode = ["fresh", { value = "reuse", requests = 10 }]
 //   [stop]     p50, p95, p99, mean, phases, factors, time, blocks, min_blocks, confidence — a
 //              study that stops itself once its questions are answered (stop_spec.h)
+//   [builds.NAME]    pqc_bench, nginx, haproxy, serve_args — the binaries an arm whose `build`
+//              setting names it is measured with (builds.h); "this" is the running binary
 //   [networks.NAME]  rtt, jitter, loss, burst_loss, rate, queue, reorder — an emulated link,
 //              or sites = ["NAME", …] — clients at several of those links at once (one trial
 //              loads the target from every site, each with an equal share of the arm's load)
@@ -35,6 +37,7 @@
 #include "core/error.h"
 #include "link/link_profile.h"
 #include "scenario/arm_settings.h"
+#include "scenario/builds.h"
 #include "scenario/stop_spec.h"
 
 namespace pqc::scenario {
@@ -92,6 +95,7 @@ struct Scenario {
   ArmSettings base;
   std::vector<Factor> factors;                     // file order
   std::map<std::string, NetworkProfile> networks;  // "loopback" included
+  Builds builds;                                   // [builds.NAME]; "this" is not among them
   // stop: the study stops itself (stop_spec.h): its [stop] section, or DefaultStop with
   // `run --stop`; the plan then has stop->rule.max_blocks blocks, `trials` is that count.
   std::optional<StopSpec> stop;

@@ -54,6 +54,11 @@ Status ParseMatrix(const Where& where, const toml::table& root, Scenario& s);
 // make a resumed run select the same arms.
 Status SelectOnly(const std::string& expr, Scenario& s);
 
+// ParseBuilds: [builds.NAME] into Scenario::builds (builds.h).
+Status ParseBuilds(const Where& where, const toml::table& root, Scenario& s);
+// CheckBuildsExist: every build a base setting or factor names is "this" or defined.
+Status CheckBuildsExist(const Where& where, const toml::table& root, const Scenario& s);
+
 // ParseStop: the [stop] section into Scenario::stop (stop_spec.h); absent, it stays unset.
 Status ParseStop(const Where& where, const toml::table& root, Scenario& s);
 

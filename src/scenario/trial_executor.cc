@@ -4,14 +4,17 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "client/site_union.h"
 #include "client/summary.h"
+#include "core/paths.h"
 #include "link/netns.h"
 #include "scenario/arm_options.h"
+#include "scenario/build_trial.h"
 #include "scenario/merged_trial.h"
 #include "scenario/run_facts.h"
 #include "tls/cert_chain.h"
@@ -26,24 +29,28 @@ namespace fs = std::filesystem;
 // (each site's threads must have entered their namespace and be waiting by then).
 constexpr Nanos kSiteStartMargin = 150'000'000;
 
-Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o) {
+// MakeTarget: the arm's server driver, with its build's nginx or HAProxy when it names one.
+Result<std::unique_ptr<target::Target>> MakeTarget(const ArmSettings& s, const RunOptions& o,
+                                                   const Build* build) {
+  const std::string& nginx = build && !build->nginx.empty() ? build->nginx : o.nginx_exe;
+  const std::string& haproxy = build && !build->haproxy.empty() ? build->haproxy : o.haproxy_exe;
   if (s.target == TargetKind::kEmbedded) return target::MakeEmbeddedTarget(o.self_exe);
   if (s.target == TargetKind::kNginx) {
-    if (o.nginx_exe.empty()) {
+    if (nginx.empty()) {
       return MakeError(
           ErrorKind::kConfig,
           "target nginx: no nginx binary known (run scripts/setup.sh peers, which builds "
           "it, and pass --nginx or set PQC_NGINX)");
     }
-    return target::MakeNginxTarget(o.nginx_exe);
+    return target::MakeNginxTarget(nginx);
   }
   if (s.target == TargetKind::kHaproxy) {
-    if (o.haproxy_exe.empty()) {
+    if (haproxy.empty()) {
       return MakeError(ErrorKind::kConfig,
                        "target haproxy: no HAProxy binary known (run scripts/setup.sh peers, which "
                        "builds it, and pass --haproxy or set PQC_HAPROXY)");
     }
-    return target::MakeHaproxyTarget(o.haproxy_exe);
+    return target::MakeHaproxyTarget(haproxy);
   }
   return target::MakeExternalTarget(s.address.socket);
 }
@@ -168,18 +175,71 @@ Status TrialExecutor::ApplyShard(const ArmSettings& s, int64_t start_at, LoadOpt
 Result<target::Target*> TrialExecutor::TargetFor(const ArmSettings& s) {
   std::string key(TargetKindName(s.target));
   if (!ToolRunsServer(s)) key += " " + s.address.text;
+  key += " " + s.build;
   auto it = targets_.find(key);
   if (it == targets_.end()) {
-    auto made = MakeTarget(s, o_);
+    auto made = MakeTarget(s, o_, FindBuild(s_.builds, s.build));
     if (!made) return made.error();
     it = targets_.emplace(key, std::move(*made)).first;
   }
   return it->second.get();
 }
 
+// BuildFacts: what measures the arms of `name` (computed once per run: the binary's hash).
+results::BuildRecord TrialExecutor::BuildFacts(const std::string& name) {
+  auto it = build_facts_.find(name);
+  if (it != build_facts_.end()) return it->second;
+  const Build* b = FindBuild(s_.builds, name);
+  results::BuildRecord r;
+  if (b != nullptr && !b->pqc_bench.empty() && name != o_.as_build) {
+    r = {.name = name, .exe = b->pqc_bench, .sha256 = FileSha256(b->pqc_bench)};
+  } else {
+    results::RunInfo self;
+    FillRunFacts(self);
+    std::error_code ec;
+    const fs::path exe = fs::canonical(o_.self_exe, ec);  // /proc/self/exe names the binary
+    r = BuildFactsOf(name, ec ? o_.self_exe : exe.string(), self.openssl_version, self.git_commit);
+  }
+  return build_facts_.emplace(name, r).first->second;
+}
+
+// RunInBuild: the trial measured by another build of the tool (build_trial.h), from the
+// run's copy of the scenario text (made once).
+Result<TrialOutput> TrialExecutor::RunInBuild(const Arm& arm, const PlannedTrial& t,
+                                              const Build& build, const std::string& work) {
+  if (scenario_copy_.empty()) {
+    const fs::path dir = fs::path(dir_) / "builds";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const std::string file = (dir / (s_.name + ".toml")).string();
+    std::ofstream out(file, std::ios::binary);
+    out << s_.text;
+    if (!out.flush()) {
+      return MakeError(ErrorKind::kIo, fmt::format("cannot write {} (the scenario for build "
+                                                   "'{}')",
+                                                   file, build.name));
+    }
+    scenario_copy_ = AbsolutePath(file);
+  }
+  auto out = RunTrialInBuild(o_, arm, t, build, scenario_copy_, AbsolutePath(work));
+  if (!out) return out.error();
+  if (out->row.target.build) {
+    out->row.target.build->sha256 = BuildFacts(build.name).sha256;
+    out->row.target.build->exe = build.pqc_bench;
+  }
+  return out;
+}
+
 Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
                                        TrialBarrier& barrier) {
   const ArmSettings& s = arm.settings;
+  const Build* build = FindBuild(s_.builds, s.build);
+  if (build != nullptr && !build->pqc_bench.empty() && s.build != o_.as_build) {
+    const std::string work = (fs::path(dir_) / "trials" / fmt::format("{:04}", t.seq)).string();
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    return RunInBuild(arm, t, *build, work);
+  }
   auto driver = TargetFor(s);
   if (!driver) return driver.error();
   target::Target& target = **driver;
@@ -219,9 +279,12 @@ Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
   row.seq = t.seq;
   row.started = UtcIso(UnixNowNs());
   const Nanos starting = MonotonicNow();
-  auto addr = target.Start(
-      ToolRunsServer(s) ? MakeServerConfig(s, std::move(certs)) : target::ServerConfig{}, placement,
-      work);
+  target::ServerConfig config;
+  if (ToolRunsServer(s)) {
+    config = MakeServerConfig(s, std::move(certs));
+    if (build != nullptr) config.serve_args = build->serve_args;
+  }
+  auto addr = target.Start(config, placement, work);
   if (!addr) return addr.error();
   const double ready_s = static_cast<double>(MonotonicNow() - starting) / 1e9;
   // The run's roots verify what the tool's own targets (embedded, nginx) serve; an external
@@ -299,6 +362,7 @@ Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
     row.reasons.push_back("the target did not stop cleanly: " + stats.error().message);
   }
   if (net) JudgeWire(s, network, *net, row);
+  if (!s_.builds.empty()) row.target.build = BuildFacts(s.build);
   row.valid = row.reasons.empty();
   return out;  // row.load is set by the caller: `out` moves
 }

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ namespace pqc::scenario {
 struct TrialOutput {
   results::TrialRow row;
   LoadResult load;
+  // The text the connections point to (their cipher name), when they were read back from
+  // another build's results (build_trial.h); empty for a trial measured here.
+  std::set<std::string> strings;
 };
 
 class TrialExecutor {
@@ -47,6 +51,9 @@ class TrialExecutor {
 
  private:
   Result<target::Target*> TargetFor(const ArmSettings& s);
+  results::BuildRecord BuildFacts(const std::string& name);
+  Result<TrialOutput> RunInBuild(const Arm& arm, const PlannedTrial& t, const Build& build,
+                                 const std::string& work);
   Result<const LibraryContext*> ClientLibrary(const ProviderSpec& spec);
   Status ApplyShard(const ArmSettings& s, int64_t start_at, LoadOptions& options);
   std::vector<link::LinkSite> LinkSitesFor(const NetworkProfile& n) const;
@@ -61,6 +68,8 @@ class TrialExecutor {
   CertStore certs_;
   std::map<std::string, std::unique_ptr<target::Target>> targets_;
   std::map<std::string, std::unique_ptr<LibraryContext>> libraries_;  // by providers' label
+  std::map<std::string, results::BuildRecord> build_facts_;           // by build name
+  std::string scenario_copy_;  // the scenario text for other builds (RunInBuild)
 };
 
 }  // namespace pqc::scenario

@@ -1,6 +1,7 @@
 #include "server/connection.h"
 
 #include <openssl/err.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "http/payload.h"
 #include "net/event_loop.h"
+#include "server/cpu_time.h"
 #include "tls/ssl_failure.h"
 
 namespace pqc::server {
@@ -76,6 +78,15 @@ void Connection::OnDeadline() {
 }
 
 Connection::Next Connection::Handshake() {
+  // serve --handshake-cpu: spent once the ClientHello is here and before it is answered, so
+  // the client's handshake waits for it as it waits for the server's own crypto.
+  if (env_->handshake_cpu > 0 && !cpu_spent_) {
+    int waiting = 0;
+    if (ioctl(fd_.get(), FIONREAD, &waiting) == 0 && waiting > 0) {
+      cpu_spent_ = true;
+      SpendCpu(env_->handshake_cpu);
+    }
+  }
   if (!early_read_done_ && SSL_get_max_early_data(ssl_.get()) > 0) {
     const Step s = EarlyData();
     if (s != Step::kDone) return s == Step::kBlocked ? Next::kWait : Next::kClose;

@@ -30,6 +30,7 @@ namespace pqc::server {
 struct ConnectionEnv {
   Nanos handshake_timeout = 0;
   Nanos idle_timeout = 0;
+  Nanos handshake_cpu = 0;              // CPU spent before answering each ClientHello (SpendCpu)
   std::span<const char> payload;        // MakePayloadBuffer(), shared by all threads (read-only)
   std::span<char> scratch;              // this thread's read buffer
   ServerStats* stats = nullptr;         // this thread's counters
@@ -103,6 +104,7 @@ class Connection {
   bool early_read_done_ = false;
   bool early_writing_ = false;   // the early request's response is being written
   bool early_answered_ = false;  // it has been
+  bool cpu_spent_ = false;       // ConnectionEnv::handshake_cpu, once
 
   std::unique_ptr<ClientObserver> observer_;  // when env->clients is set
 };

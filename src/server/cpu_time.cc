@@ -1,6 +1,7 @@
 #include "server/cpu_time.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 namespace pqc {
 namespace {
@@ -23,6 +24,17 @@ CpuTime ProcessCpu() {
 }
 CpuTime ThreadCpu() {
   return Usage(RUSAGE_THREAD);
+}
+
+void SpendCpu(Nanos ns) {
+  auto now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
+  const Nanos until = now() + ns;
+  while (now() < until) {
+  }
 }
 
 }  // namespace pqc

@@ -29,5 +29,9 @@ struct CpuTime {
 CpuTime ProcessCpu();
 // ThreadCpu: the calling thread so far (RUSAGE_THREAD).
 CpuTime ThreadCpu();
+// SpendCpu: keeps the calling thread busy until it has used `ns` more of CPU (its own CPU
+// clock, so time it is descheduled does not count): `serve --handshake-cpu`, a server made
+// slower by a known amount, which a study comparing it with the plain one must find.
+void SpendCpu(Nanos ns);
 
 }  // namespace pqc

@@ -60,7 +60,8 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const ServerOption
 
   if (options.clients != nullptr) InstallHelloCheck(server->ctx_.get());
   const server::WorkerSettings settings{options.handshake_timeout, options.idle_timeout,
-                                        options.max_connections_per_thread, options.clients};
+                                        options.max_connections_per_thread, options.clients,
+                                        options.handshake_cpu};
   for (ScopedFd& fd : *listeners) {
     auto worker =
         server::Worker::Create(std::move(fd), server->ctx_.get(), server->payload_, settings);

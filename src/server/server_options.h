@@ -26,9 +26,13 @@ struct ServerOptions {
   std::vector<const CertChain*> chains;
   std::vector<CertKeyFiles> cert_files;
   ServerTlsConfig tls;
-  int threads = 1;                             // event loops, one SO_REUSEPORT listener each
-  Nanos handshake_timeout = 10'000'000'000;    // accept → handshake done
-  Nanos idle_timeout = 60'000'000'000;         // no progress on an established connection
+  int threads = 1;                           // event loops, one SO_REUSEPORT listener each
+  Nanos handshake_timeout = 10'000'000'000;  // accept → handshake done
+  Nanos idle_timeout = 60'000'000'000;       // no progress on an established connection
+  // handshake_cpu: CPU the server spends on every handshake before it answers the ClientHello
+  // (0: none). A server made slower on purpose by a known amount: what a comparison of builds
+  // must find.
+  Nanos handshake_cpu = 0;
   size_t max_connections_per_thread = 20'000;  // beyond: accepted and closed at once
   int backlog = 4096;                          // per listener (the kernel caps it)
   // The observatory (serve --clients): every connection's ClientHello and outcome go here

@@ -55,6 +55,7 @@ Worker::Worker(std::unique_ptr<EventLoop> loop, ScopedFd listener, SSL_CTX* ctx,
       scratch_(16 * 1024) {
   env_.handshake_timeout = settings.handshake_timeout;
   env_.idle_timeout = settings.idle_timeout;
+  env_.handshake_cpu = settings.handshake_cpu;
   env_.payload = payload;
   env_.scratch = scratch_;
   env_.stats = &stats_;

@@ -24,6 +24,7 @@ struct WorkerSettings {
   Nanos idle_timeout = 0;
   size_t max_connections = 0;
   ClientRecordSink* clients = nullptr;  // the observatory's sink, or none
+  Nanos handshake_cpu = 0;              // ServerOptions::handshake_cpu
 };
 
 class Worker {

@@ -69,6 +69,7 @@ class EmbeddedTarget final : public Target {
       o.argv.insert(o.argv.end(), {"--clients", clients_path_});
     }
     if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
+    o.argv.insert(o.argv.end(), c.serve_args.begin(), c.serve_args.end());
     o.output_path = log_path_;
     o.netns_path = p.netns_path;
     o.process_group = true;

@@ -53,6 +53,9 @@ struct ServerConfig {
   // FIPS module's configuration (fipsmodule.cnf) when "fips" is among them.
   std::vector<std::string> providers;
   std::string provider_path, property_query, fips_config;
+  // serve_args: more flags of the embedded server's command line (a [builds.NAME]'s serve_args,
+  // scenario/builds.h); the peers take none.
+  std::vector<std::string> serve_args;
 };
 
 // CheckServerCerts: at least one chain, and each chain and key file readable (the error names
