@@ -130,18 +130,21 @@ TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
   EXPECT_EQ(per_arm["same"], 3);
   EXPECT_EQ(per_arm["slow"], 3);
 
-  // The known difference: 1 ms more per handshake, found (the p50 of the slow arm's
-  // handshakes over 0.6 ms above this build's), and the same binary under another name is not
-  // 0.6 ms apart.
+  // The known difference, in the servers' own CPU accounting (which a loaded machine does not
+  // move as it moves latencies: beside CI's other tests one trial's handshake p50 went from 3
+  // to 63 ms): the slow build spends 1 ms more per handshake, and the same binary under
+  // another name the same as this one, within 40 %.
   const nlohmann::json summary =
       nlohmann::json::parse(pqc::test::ReadFile(f.dir + "/summary.json"));
-  std::map<std::string, double> p50;
+  std::map<std::string, double> cpu;
   for (const auto& arm : summary["arms"]) {
-    p50[arm["label"].get<std::string>()] = arm["phases"]["handshake"]["p50"].get<double>();
+    cpu[arm["label"].get<std::string>()] = arm["cpu"]["server_us_per_handshake"].get<double>();
   }
-  EXPECT_GT(p50["slow"] - p50["this"], 600.0) << summary["arms"].dump();
-  EXPECT_LT(std::abs(p50["same"] - p50["this"]), 600.0) << summary["arms"].dump();
-  // The comparisons name the builds (the build factor's values).
+  EXPECT_GT(cpu["slow"] - cpu["this"], 700.0) << summary["arms"].dump();
+  EXPECT_LT(cpu["slow"] - cpu["this"], 2500.0) << summary["arms"].dump();
+  EXPECT_GT(cpu["same"] / cpu["this"], 0.6) << summary["arms"].dump();
+  EXPECT_LT(cpu["same"] / cpu["this"], 1.4) << summary["arms"].dump();
+  // The comparisons name the builds (the build factor's values, the first the baseline).
   bool compared = false;
   for (const auto& c : summary["comparisons"]) {
     if (c.value("factor", "") == "build" && c.value("to", "") == "slow" &&
@@ -151,6 +154,33 @@ TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
     }
   }
   EXPECT_TRUE(compared) << summary["comparisons"].dump();
+}
+
+// A gate on a run alone (compare RUN --factor build): with one trial per arm no difference has
+// an interval, so the gate cannot judge (exit 5), naming each build; which intervals fail or
+// pass a gate is factor_gates_test's.
+TEST(BuildArmsTest, CompareGatesTheBuildsOfOneRun) {
+  TempDir tmp;
+  const std::string bin = Canonical(PQC_BENCH_BIN);
+  const Finished f = RunStudy(
+      tmp, Study("", ""), {"--trials", "1", "--build", "main=" + bin, "--build", "patch=" + bin});
+  ASSERT_TRUE(f.rc == 0 || f.rc == 1) << Describe(f);
+  ASSERT_FALSE(f.dir.empty()) << Describe(f);
+  const pqc::test::BenchExit gate = pqc::test::WaitBench(
+      pqc::test::SpawnBenchApart(
+          {"compare", f.dir, "--factor", "build", "--fail-if", "handshake.p50 > +5%"}, tmp.path()),
+      std::chrono::seconds(60));
+  EXPECT_EQ(gate.code, 5) << gate.output << gate.errors;
+  EXPECT_NE(gate.errors.find("gate 'handshake.p50 > +5%' cannot judge patch against main"),
+            std::string::npos)
+      << gate.errors;
+  EXPECT_NE(gate.output.find("handshake p50   patch − main"), std::string::npos) << gate.output;
+  // Another factor, or several runs, are refused with what would be valid.
+  const pqc::test::BenchExit wrong = pqc::test::WaitBench(
+      pqc::test::SpawnBenchApart({"compare", f.dir, "--factor", "group"}, tmp.path()),
+      std::chrono::seconds(60));
+  EXPECT_EQ(wrong.code, 2) << wrong.errors;
+  EXPECT_NE(wrong.errors.find("its factors: build"), std::string::npos) << wrong.errors;
 }
 
 TEST(BuildArmsTest, TheOtherBuildsRowsMoveIntoThisRunAndItsLogStays) {

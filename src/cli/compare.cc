@@ -12,7 +12,10 @@
 #include "cli/command.h"
 #include "cli/probe_compare.h"
 #include "report/comparison_output.h"
+#include "report/factor_gates.h"
 #include "report/run_comparison.h"
+#include "report/study_summary.h"
+#include "results/run_reader.h"
 
 namespace pqc::cli {
 namespace {
@@ -25,6 +28,7 @@ constexpr int kExitCannotJudge = 5;
 
 struct CompareFlags {
   std::vector<std::string> runs, gates, against;
+  std::string factor;
   size_t baseline = 1;
   std::string format = "table", output;
   int resamples = 1000;
@@ -32,9 +36,12 @@ struct CompareFlags {
 
 void AddCompareFlags(CLI::App& app, CompareFlags& f) {
   app.add_option("runs", f.runs,
-                 "run directories or results.sqlite files (two or more); or two `probe --json` "
-                 "documents, to compare OpenSSL builds")
+                 "run directories or results.sqlite files (two or more; one with --factor); or "
+                 "two `probe --json` documents, to compare OpenSSL builds")
       ->required();
+  app.add_option("--factor", f.factor,
+                 "with one run: its own comparisons along this matrix factor (e.g. build: each "
+                 "build against the first, paired by block), judged by the --fail-if gates");
   CLI::Option* baseline =
       app.add_option("--baseline", f.baseline, "which run the others are compared with (1-based)")
           ->capture_default_str()
@@ -54,6 +61,53 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
   app.add_option("--resamples", f.resamples, "bootstrap resamples per interval")
       ->capture_default_str()
       ->check(CLI::Range(100, 100000));
+}
+
+// CompareFactor: one run's comparisons along one factor, judged by the gates (exit 4 or 5 as
+// for runs).
+int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates) {
+  if (f.runs.size() != 1) {
+    return ReportError("compare", MakeError(ErrorKind::kUsage,
+                                            fmt::format("--factor compares the arms of one run; "
+                                                        "{} runs were given",
+                                                        f.runs.size())));
+  }
+  if (f.format != "table" || !f.against.empty()) {
+    return ReportError("compare",
+                       MakeError(ErrorKind::kUsage,
+                                 "--factor writes a table (the run's summary.json holds every "
+                                 "comparison as JSON) and takes no --against"));
+  }
+  auto db = results::OpenResults(f.runs.front());
+  if (!db) return ReportError("compare", db.error());
+  auto run = results::ReadRun(*db);
+  if (!run) return ReportError("compare", run.error());
+  auto summary = report::BuildStudySummary(*db, *run, {.resamples = f.resamples});
+  if (!summary) return ReportError("compare", summary.error());
+  auto verdict = report::JudgeFactor(*summary, f.factor, gates);
+  if (!verdict) return ReportError("compare", verdict.error());
+  std::ofstream file;
+  if (!f.output.empty()) {
+    file.open(f.output, std::ios::trunc);
+    if (!file) {
+      return ReportError(
+          "compare", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", f.output)));
+    }
+  }
+  std::ostream& out = f.output.empty() ? std::cout : file;
+  out << report::FactorVerdictText(*verdict);
+  for (const report::FactorLine& l : verdict->lines) {
+    for (const std::string& g : l.failed) {
+      fmt::print(stderr, "pqc-bench compare: gate '{}' failed for {} against {}: {}\n", g, l.to,
+                 l.from, l.difference.verdict);
+    }
+    for (const std::string& g : l.cannot_judge) {
+      fmt::print(stderr, "pqc-bench compare: gate '{}' cannot judge {} against {}: {}\n", g, l.to,
+                 l.from, l.difference.verdict);
+    }
+  }
+  if (verdict->any_failed()) return kExitGateFailed;
+  return verdict->any_cannot_judge() ? kExitCannotJudge : kExitOk;
 }
 
 }  // namespace
@@ -77,6 +131,7 @@ int CompareMain(int argc, char** argv) {
     if (!gate) return ReportError("compare", gate.error());
     options.gates.push_back(std::move(*gate));
   }
+  if (!f.factor.empty()) return CompareFactor(f, options.gates);
   auto comparison = report::CompareRuns(f.runs, options);
   if (!comparison) return ReportError("compare", comparison.error());
   std::ofstream file;

@@ -48,7 +48,7 @@ Result<scenario::Scenario> ResumeScenario(const std::string& dir, scenario::Pars
 struct RunFlags {
   std::string file, results_root = "results", resume, nginx, haproxy, external, server_name, ca;
   std::string as_build;
-  std::vector<std::string> sets, only;
+  std::vector<std::string> sets, only, builds;
   uint32_t trials = 0;
   bool full = false, strict = false, stop = false;
   ProviderFlags providers;
@@ -62,6 +62,12 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
   auto* only_opt = app.add_option("--only", f.only,
                                   "run only the arms whose matrix factor has one of these values, "
                                   "FACTOR=VALUE[,VALUE…] (e.g. network=loopback; repeatable)");
+  auto* build_opt = app.add_option(
+      "--build", f.builds,
+      "another pqc-bench as arms of this run, NAME=PATH (repeatable; the matrix gains "
+      "build = [NAME, …], the first the baseline): builds compared block by block, "
+      "e.g. --build openssl35=build/src/pqc-bench --build "
+      "openssl36=build-openssl-3.6/src/pqc-bench");
   app.add_flag("--stop", f.stop,
                "stop once every one-factor comparison is answered (the scenario's [stop], else "
                "p50 ±2 % and p99 ±10 % of handshake and total within 10 minutes; "
@@ -101,7 +107,8 @@ void AddRunFlags(CLI::App& app, RunFlags& f) {
                  "one)")
       ->group("");
   resume_opt->excludes(file_opt);
-  resume_opt->excludes(only_opt);  // a resumed run selects the arms it selected
+  resume_opt->excludes(only_opt);   // a resumed run selects the arms it selected
+  resume_opt->excludes(build_opt);  // and measures them with the builds it stored
 }
 
 // ParseOptionsOf: --target and its companions are settings like any other (stored, and
@@ -115,7 +122,19 @@ scenario::ParseOptions ParseOptionsOf(const RunFlags& f) {
     // Absolute: the stored setting must name the same file when the run is resumed elsewhere.
     if (!f.ca.empty()) sets.push_back("ca=" + AbsolutePath(f.ca));
   }
-  return {.full = f.full, .overrides = sets, .trials = f.trials, .stop = f.stop, .only = f.only};
+  // Absolute: a resumed run (stored options) must start the same binaries from anywhere.
+  std::vector<std::string> builds;
+  for (const std::string& b : f.builds) {
+    const size_t eq = b.find('=');
+    builds.push_back(
+        eq == std::string::npos ? b : b.substr(0, eq + 1) + AbsolutePath(b.substr(eq + 1)));
+  }
+  return {.full = f.full,
+          .overrides = sets,
+          .trials = f.trials,
+          .stop = f.stop,
+          .only = f.only,
+          .builds = builds};
 }
 
 // CheckArmBuild: an arm's build can measure it here: its binaries exist, its serve_args go to
@@ -245,8 +264,12 @@ int RunMain(int argc, char** argv) {
   if (Status st = CheckArmTargets(f, *sc, *plan, ro.nginx_exe, ro.haproxy_exe); !st) {
     return ReportError("run", st.error());
   }
-  ro.options = {
-      .full = po.full, .trials = po.trials, .set = po.overrides, .only = po.only, .stop = po.stop};
+  ro.options = {.full = po.full,
+                .trials = po.trials,
+                .set = po.overrides,
+                .only = po.only,
+                .stop = po.stop,
+                .builds = po.builds};
   auto shard = ParseShardFlag(f.shard);
   if (!shard) return ReportError("run", shard.error());
   auto rendezvous = ParseRendezvous(f.shard);

@@ -18,7 +18,8 @@ struct RunAsked {
   bool full = false;
   uint32_t trials = 0;  // 0: the scenario's own count
   std::vector<std::string> set, only;
-  bool stop = false;  // the study stops itself (absent in files of before: false)
+  bool stop = false;                // the study stops itself (absent in files of before: false)
+  std::vector<std::string> builds;  // run --build NAME=PATH, absolute (absent before: none)
 };
 
 template <class R, class V>
@@ -29,6 +30,7 @@ void Fields(R& r, V& v) {
   v("set", r.set);
   v("only", r.only);
   v("stop", r.stop);
+  v("builds", r.builds);
 }
 
 // StopAnswer: one question of a study that stopped itself, as its last look answered it

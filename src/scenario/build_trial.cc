@@ -85,6 +85,9 @@ Result<std::vector<std::string>> BuildRunArgs(const RunOptions& o, const Arm& ar
     argv.insert(argv.end(), {"--only", factor + "=" + value});
   }
   if (o.options.full) argv.emplace_back("--full");
+  // The builds given on the command line make the build factor: the other build needs them
+  // to know its own arm.
+  for (const std::string& b : o.options.builds) argv.insert(argv.end(), {"--build", b});
   for (const std::string& kv : o.options.set) argv.insert(argv.end(), {"--set", kv});
   const std::string& nginx = build.nginx.empty() ? o.nginx_exe : build.nginx;
   const std::string& haproxy = build.haproxy.empty() ? o.haproxy_exe : build.haproxy;

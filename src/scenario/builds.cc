@@ -7,6 +7,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "core/paths.h"
 #include "scenario/scenario_parts.h"
@@ -106,6 +107,48 @@ Status ParseBuilds(const Where& where, const toml::table& root, Scenario& s) {
     if (Status st = ParseBuild(where, name.str(), value, b); !st) return st;
     s.builds.emplace(b.name, std::move(b));
   }
+  return {};
+}
+
+Status AddBuildFlags(const std::vector<std::string>& flags, Scenario& s) {
+  if (flags.empty()) return {};
+  for (const Factor& f : s.factors) {
+    if (f.name == "build") {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--build: {} has a build factor of its own (matrix.build); "
+                                   "name the builds there, or drop it to give them here",
+                                   s.file));
+    }
+  }
+  Factor factor{.name = "build", .values = {}};
+  for (const std::string& flag : flags) {
+    const size_t eq = flag.find('=');
+    const std::string name = flag.substr(0, eq);
+    if (eq == std::string::npos || eq + 1 == flag.size() || !ValidBuildName(name)) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--build '{}': expected NAME=PATH, NAME of letters, digits, "
+                                   "'_', '-', '.' (not '{}'), e.g. --build "
+                                   "openssl36=build-openssl-3.6/src/pqc-bench",
+                                   flag, kThisBuild));
+    }
+    if (s.builds.count(name) > 0) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("--build {}: build '{}' is given twice (or is a [builds.{}] of "
+                                   "{})",
+                                   flag, name, name, s.file));
+    }
+    Build b{.name = name,
+            .pqc_bench = AbsolutePath(flag.substr(eq + 1)),
+            .nginx = {},
+            .haproxy = {},
+            .serve_args = {},
+            .location = "--build " + flag};
+    s.builds.emplace(name, std::move(b));
+    auto overrides = std::make_shared<toml::table>();
+    overrides->insert("build", name);
+    factor.values.push_back({.label = name, .overrides = overrides, .location = "--build " + flag});
+  }
+  s.factors.push_back(std::move(factor));
   return {};
 }
 

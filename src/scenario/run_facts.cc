@@ -96,6 +96,7 @@ Result<Scenario> StoredScenario(const results::RunInfo& info, ParseOptions& po) 
   po.overrides = info.options.set;
   po.only = info.options.only;
   po.stop = info.options.stop;
+  po.builds = info.options.builds;
   return ParseScenarioText(info.scenario_text, info.scenario_file, po);
 }
 

@@ -225,6 +225,7 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = ParseNetworks(where, root, s); !st) return st.error();
   if (Status st = ParseBuilds(where, root, s); !st) return st.error();
   if (Status st = ParseMatrix(where, root, s); !st) return st.error();
+  if (Status st = AddBuildFlags(options.builds, s); !st) return st.error();
   for (const std::string& expr : options.only) {
     if (Status st = SelectOnly(expr, s); !st) return st.error();
   }

@@ -108,6 +108,9 @@ struct ParseOptions {
   bool stop = false;                   // run --stop: DefaultStop unless the file has [stop]
   // "factor=value[,value…]" (run --only): only the arms whose factor has one of these values.
   std::vector<std::string> only;
+  // "NAME=PATH" (run --build): another pqc-bench binary as a [builds.NAME], and the matrix
+  // gains the factor build = [NAME, …] in this order (the first is the baseline).
+  std::vector<std::string> builds;
 };
 
 // ParseScenarioText: `file` is only used in messages and for the name.

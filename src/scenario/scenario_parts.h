@@ -56,6 +56,9 @@ Status SelectOnly(const std::string& expr, Scenario& s);
 
 // ParseBuilds: [builds.NAME] into Scenario::builds (builds.h).
 Status ParseBuilds(const Where& where, const toml::table& root, Scenario& s);
+// AddBuildFlags: run --build NAME=PATH… as [builds.NAME] tables and the factor
+// build = [NAME, …] (refused when the file has a build factor of its own).
+Status AddBuildFlags(const std::vector<std::string>& flags, Scenario& s);
 // CheckBuildsExist: every build a base setting or factor names is "this" or defined.
 Status CheckBuildsExist(const Where& where, const toml::table& root, const Scenario& s);
 
