@@ -7,7 +7,8 @@
 // again with its first line, less a leading '#' (a TOML comment, so that the text can stay a
 // valid scenario), as a `run --only` selection (FACTOR=VALUE[,VALUE…]), and as `run --stop`
 // (a study that stops itself: its rule valid, its plan its block budget, its questions about
-// the plan's arms).
+// the plan's arms), and its first line as a `run --build NAME=PATH` (every arm's build is
+// "this" or one the scenario defines, with an absolute path).
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -31,6 +32,14 @@ void CheckPlan(const pqc::scenario::Scenario& s) {
   const size_t arms = plan->arms.size();
   Check(arms >= 1);
   Check(plan->trials.size() == arms * s.trials);
+  for (const auto& arm : plan->arms) {
+    const std::string& b = arm.settings.build;
+    Check(b == pqc::scenario::kThisBuild || s.builds.count(b) == 1);
+  }
+  for (const auto& [name, build] : s.builds) {
+    Check(name == build.name && name != pqc::scenario::kThisBuild);
+    Check(build.pqc_bench.empty() || build.pqc_bench.front() == '/');
+  }
   // Every arm runs once per block.
   std::set<std::pair<uint32_t, uint32_t>> seen;
   for (const auto& t : plan->trials) {
@@ -57,11 +66,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string first_line = text.substr(0, text.find('\n'));
   if (!first_line.empty() && first_line[0] == '#') first_line.erase(0, 1);
-  for (int pass = 0; pass < 4; ++pass) {
+  for (int pass = 0; pass < 5; ++pass) {
     pqc::scenario::ParseOptions options;
     options.full = pass == 1;
     if (pass == 2) options.only = {first_line};
     options.stop = pass == 3;
+    if (pass == 4) options.builds = {first_line};
     auto s = pqc::scenario::ParseScenarioText(text, "fuzz.toml", options);
     if (!s) {
       Check(!s.error().message.empty());

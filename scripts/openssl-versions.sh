@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # openssl-versions.sh [VARIANT_A VARIANT_B] [RUN ARGS...] — the quick study on two OpenSSL
-# builds, compared: by default OpenSSL 3.5 (the default build) and 3.6 (Debian unstable's).
+# builds, in one run: by default OpenSSL 3.5 (the default build) and 3.6 (Debian unstable's).
 # A variant is any PQC_OPENSSL value (a version prefix, a source tree, an install prefix;
-# see scripts/lib/openssl_variant.sh); RUN ARGS go to both runs (e.g. --full, or
+# see scripts/lib/openssl_variant.sh); RUN ARGS go to the run (e.g. --full, or
 # --set duration=5s).
 #   1. builds pqc-bench against each (PQC_OPENSSL=VARIANT scripts/build.sh release pqc-bench:
 #      seconds once both are cached);
-#   2. with each build: `run scenarios/quick.toml` into results/ (or --results DIR), and the
-#      build's `probe --json` saved next to its run as probe.json;
+#   2. one `run scenarios/quick.toml --build openssl-A=… --build openssl-B=…` into results/
+#      (or --results DIR): the builds are a factor of the study, every arm once per build,
+#      interleaved block by block, each build's trials measured by that build (its OpenSSL,
+#      client and server); each build's `probe --json` saved in the run as probe-NAME.json;
 #   3. `compare` of the two probes (which algorithms changed at which layer, the builds'
-#      facts) and of the two runs (every arm's phases, B's difference from A with intervals).
-# The runs are one after the other, not interleaved: a difference smaller than the drift of
-# this machine between two runs is not a difference between the builds (run it twice).
-# Exit status: the first failing step's (a run's 1 when a trial was invalid, compare's 2 when
-# the runs share no arm), else 0.
+#      facts) and `compare RUN --factor build`: B's difference from A per arm and phase, with
+#      intervals paired by block — the builds shared every block of time, so the machine's
+#      drift between runs is not in the difference.
+# Exit status: the first failing step's (the run's 1 when it measured nothing valid, compare's
+# 2 on a usage error), else 0.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -51,25 +53,33 @@ for v in "${variants[@]}"; do
   bins+=("$dir/src/pqc-bench")
 done
 
-runs=()
+# The builds' names in the study: "openssl-" and the variant, in characters a build name takes.
+names=()
 for i in 0 1; do
-  echo
-  echo "== OpenSSL ${variants[i]}: pqc-bench run scenarios/quick.toml =="
-  mkdir -p "$root"
-  before=$(ls -d "$root"/*/ 2>/dev/null || true)
-  "${bins[i]}" run scenarios/quick.toml "${run_args[@]}"
-  made=$(comm -13 <(echo "$before") <(ls -d "$root"/*/ 2>/dev/null))
-  if [ "$(echo "$made" | grep -c .)" != 1 ]; then
-    echo "openssl-versions.sh: expected one new run directory under $root/, found: ${made:-none}" >&2
-    exit 3
-  fi
-  runs+=("${made%/}")
-  "${bins[i]}" probe --json >"${runs[i]}/probe.json"
+  name="openssl-$(basename "${variants[i]}" | tr -c 'A-Za-z0-9._-\n' '-')"
+  [ "$i" = 1 ] && [ "$name" = "${names[0]}" ] && name="$name-b"
+  names+=("$name")
 done
 
 echo
-echo "== probe: OpenSSL ${variants[0]} vs ${variants[1]} (pqc-bench compare of the two probe.json) =="
-"${bins[0]}" compare "${runs[0]}/probe.json" "${runs[1]}/probe.json"
+echo "== OpenSSL ${variants[0]} and ${variants[1]}: pqc-bench run scenarios/quick.toml --build ${names[0]}=… --build ${names[1]}=… =="
+mkdir -p "$root"
+before=$(ls -d "$root"/*/ 2>/dev/null || true)
+"${bins[0]}" run scenarios/quick.toml --build "${names[0]}=${bins[0]}" \
+  --build "${names[1]}=${bins[1]}" "${run_args[@]}"
+made=$(comm -13 <(echo "$before") <(ls -d "$root"/*/ 2>/dev/null))
+if [ "$(echo "$made" | grep -c .)" != 1 ]; then
+  echo "openssl-versions.sh: expected one new run directory under $root/, found: ${made:-none}" >&2
+  exit 3
+fi
+run=${made%/}
+for i in 0 1; do
+  "${bins[i]}" probe --json >"$run/probe-${names[i]}.json"
+done
+
 echo
-echo "== quick study: OpenSSL ${variants[1]} against ${variants[0]} (pqc-bench compare of the two runs) =="
-"${bins[0]}" compare "${runs[0]}" "${runs[1]}"
+echo "== probe: OpenSSL ${variants[0]} vs ${variants[1]} (pqc-bench compare of the two builds' probe --json) =="
+"${bins[0]}" compare "$run/probe-${names[0]}.json" "$run/probe-${names[1]}.json"
+echo
+echo "== quick study: OpenSSL ${variants[1]} against ${variants[0]} (pqc-bench compare $run --factor build) =="
+"${bins[0]}" compare "$run" --factor build

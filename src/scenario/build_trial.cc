@@ -30,6 +30,23 @@ Nanos TrialTimeout(const ArmSettings& s) {
   return 2 * (s.warmup + s.duration + s.timeout) + 120'000'000'000;
 }
 
+// RemoveDatabase: a run directory's results.sqlite and its journal files.
+void RemoveDatabase(const fs::path& run_dir) {
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ec;
+    fs::remove(run_dir / (std::string("results.sqlite") + suffix), ec);
+  }
+}
+
+// ForgetEarlierAttempts: the databases under `work` of the other build's earlier attempts at
+// this trial (their logs stay).
+void ForgetEarlierAttempts(const std::string& work) {
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(work, ec)) {
+    if (e.is_directory()) RemoveDatabase(e.path());
+  }
+}
+
 // RunDirIn: the one run directory the other build made under `work`.
 Result<std::string> RunDirIn(const std::string& work) {
   std::vector<std::string> dirs;
@@ -101,6 +118,9 @@ Result<TrialOutput> RunTrialInBuild(const RunOptions& o, const Arm& arm, const P
                                     const std::string& work) {
   auto argv = BuildRunArgs(o, arm, build, scenario_file, work);
   if (!argv) return argv.error();
+  // A database left by an attempt this run did not store (a crash, a resumed run measuring
+  // the trial again) is not this attempt's.
+  ForgetEarlierAttempts(work);
   const std::string log = (fs::path(work) / "build-run.log").string();
   SpawnOptions spawn;
   spawn.argv = std::move(*argv);
@@ -178,10 +198,7 @@ Result<TrialOutput> RunTrialInBuild(const RunOptions& o, const Arm& arm, const P
   row.seq = t.seq;
   // The rows are this run's now: the other build's database goes (its log, its target's files
   // and its trial directory stay beside this trial's).
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    std::error_code ec;
-    fs::remove(fs::path(*dir) / (std::string("results.sqlite") + suffix), ec);
-  }
+  RemoveDatabase(*dir);
   // What measured it (the caller adds the binary's hash, computed once per run).
   row.target.build = results::BuildRecord{.name = build.name,
                                           .exe = build.pqc_bench,

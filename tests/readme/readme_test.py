@@ -31,6 +31,7 @@ import os
 import re
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -309,27 +310,32 @@ def main():
         assert s["run"]["openssl_version"].startswith("OpenSSL 3.6."), s["run"]["openssl_version"]
 
     def openssl_versions(out, before):
-        # Two quick runs (3.5, then 3.6), each with its build's probe.json, then both compared.
-        new = sorted(runs.snapshot() - before)
-        runs.made.extend(new)
-        assert len(new) == 2 and all(d.endswith("-quick") for d in new), new
-        versions = []
-        for d in new:
-            s = summary_of(d)
-            arms_ok(s, 4)
-            with open(os.path.join(d, "probe.json")) as f:
-                probe = json.load(f)
-            assert s["run"]["openssl_version"].startswith("OpenSSL " + probe["openssl"]), d
-            versions.append(probe["openssl"][:4])
-        assert versions == ["3.5.", "3.6."], versions
+        # One quick run whose arms are the two builds (3.5, 3.6), each build's trials measured
+        # by that build, its probe beside it; then the probes and the builds compared.
+        d = runs.new_since(before, "quick")
+        s = summary_of(d)
+        arms_ok(s, 8)
+        builds = {a["factors"]["build"] for a in s["arms"]}
+        assert builds == {"openssl-3.5", "openssl-3.6"}, builds
+        db = sqlite3.connect(os.path.join(d, "results.sqlite"))
+        measured = {row for row in db.execute(
+            "SELECT json_extract(target_json, '$.build.name'), "
+            "substr(json_extract(target_json, '$.build.openssl_version'), 1, 11) FROM trials")}
+        db.close()
+        assert measured == {("openssl-3.5", "OpenSSL 3.5"), ("openssl-3.6", "OpenSSL 3.6")}, measured
+        for name, version in (("openssl-3.5", "3.5."), ("openssl-3.6", "3.6.")):
+            with open(os.path.join(d, f"probe-{name}.json")) as f:
+                assert json.load(f)["openssl"].startswith(version), name
         probe_part = out.split("== probe: OpenSSL 3.5 vs 3.6", 1)[-1]
         assert "No algorithm changed" in probe_part or "changed at a layer" in probe_part, out[-3000:]
         assert "provider default" in probe_part, "the builds' facts are not side by side"
         study = out.split("== quick study: OpenSSL 3.6 against 3.5", 1)[-1]
-        medians = [l for l in study.splitlines() if re.match(r"handshake\s+p50\s", l)]
-        # An interval over trials, or (one trial per run here) why there is none.
+        medians = [l for l in study.splitlines()
+                   if re.match(r"\s*handshake\s+p50\s+openssl-3\.6 − openssl-3\.5", l)]
+        # Each of quick's four arms, 3.6 against 3.5: an interval over blocks, or (one block
+        # here) why there is none.
         assert len(medians) == 4 and all(
-            " ms" in l or "no interval: cannot judge" in l for l in medians), study[-3000:]
+            " µs" in l for l in medians), study[-3000:]
 
     def fips_probe(out, before):
         # The set-up's FIPS provider: its cells say so; X25519 alone is not a FIPS group, the
