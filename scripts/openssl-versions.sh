@@ -56,7 +56,7 @@ done
 # The builds' names in the study: "openssl-" and the variant, in characters a build name takes.
 names=()
 for i in 0 1; do
-  name="openssl-$(basename "${variants[i]}" | tr -c 'A-Za-z0-9._-\n' '-')"
+  name="openssl-$(basename "${variants[i]}" | tr -c 'A-Za-z0-9._\n-' '-')"
   [ "$i" = 1 ] && [ "$name" = "${names[0]}" ] && name="$name-b"
   names+=("$name")
 done
