@@ -199,4 +199,21 @@ SocketAddress ServeAddress(const BenchChild& c) {
   return {};
 }
 
+FinishedRun RunScenarioText(const TempDir& tmp, const std::string& file, const std::string& text,
+                            const std::vector<std::string>& args, std::chrono::seconds limit) {
+  const std::string path = tmp / file;
+  WriteFile(path, text);
+  std::vector<std::string> argv = {"run", path, "--results", tmp / "results"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const BenchExit e = WaitBench(SpawnBenchApart(argv, tmp.path()), limit);
+  FinishedRun f{.rc = e.timed_out ? -2 : e.code, .out = e.output, .err = e.errors, .dir = {}};
+  const std::vector<std::string> dirs = RunDirs(tmp / "results");
+  if (dirs.size() == 1) f.dir = dirs[0];
+  return f;
+}
+
+std::string Describe(const FinishedRun& f) {
+  return "exit " + std::to_string(f.rc) + "\n--- stdout:\n" + f.out + "\n--- stderr:\n" + f.err;
+}
+
 }  // namespace pqc::test

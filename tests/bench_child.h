@@ -75,4 +75,19 @@ class TempDir {
   std::string path_;
 };
 
+// FinishedRun: a `pqc-bench run` child: its exit (-2 when it timed out), its output and the one
+// run directory it made ("" unless exactly one).
+struct FinishedRun {
+  int rc = -1;
+  std::string out, err;
+  std::string dir;
+};
+
+// RunScenarioText: writes `text` to tmp/`file` and runs `pqc-bench run FILE --results
+// tmp/results ARGS…` in tmp (stderr apart), waiting at most `limit`.
+FinishedRun RunScenarioText(const TempDir& tmp, const std::string& file, const std::string& text,
+                            const std::vector<std::string>& args, std::chrono::seconds limit);
+// Describe: its exit and both outputs, for a failed expectation's message.
+std::string Describe(const FinishedRun& f);
+
 }  // namespace pqc::test

@@ -21,27 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 using pqc::test::TempDir;
 
-struct Finished {
-  int rc = -1;
-  std::string out, err;
-  std::string dir;  // the one run directory made ("" if not exactly one)
-};
+using Finished = pqc::test::FinishedRun;
+using pqc::test::Describe;
 
 Finished RunStudy(const TempDir& tmp, const std::string& text, std::vector<std::string> args = {}) {
-  const std::string file = tmp / "builds.toml";
-  pqc::test::WriteFile(file, text);
-  std::vector<std::string> argv = {"run", file, "--results", tmp / "results"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const pqc::test::BenchExit e =
-      pqc::test::WaitBench(pqc::test::SpawnBenchApart(argv, tmp.path()), std::chrono::seconds(240));
-  Finished f{.rc = e.timed_out ? -2 : e.code, .out = e.output, .err = e.errors};
-  const std::vector<std::string> dirs = pqc::test::RunDirs(tmp / "results");
-  if (dirs.size() == 1) f.dir = dirs[0];
-  return f;
-}
-
-std::string Describe(const Finished& f) {
-  return "exit " + std::to_string(f.rc) + "\n--- stdout:\n" + f.out + "\n--- stderr:\n" + f.err;
+  return pqc::test::RunScenarioText(tmp, "builds.toml", text, args, std::chrono::seconds(240));
 }
 
 // Stored: each stored trial's arm label, its target record's build and its connection count.

@@ -63,6 +63,14 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
       ->check(CLI::Range(100, 100000));
 }
 
+// OpenOutput: --output's file, when given (standard output otherwise).
+Status OpenOutput(const std::string& path, std::ofstream& file) {
+  if (path.empty()) return {};
+  file.open(path, std::ios::trunc);
+  if (!file) return MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", path));
+  return {};
+}
+
 // CompareFactor: one run's comparisons along one factor, judged by the gates (exit 4 or 5 as
 // for runs).
 int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates) {
@@ -87,13 +95,7 @@ int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates)
   auto verdict = report::JudgeFactor(*summary, f.factor, gates);
   if (!verdict) return ReportError("compare", verdict.error());
   std::ofstream file;
-  if (!f.output.empty()) {
-    file.open(f.output, std::ios::trunc);
-    if (!file) {
-      return ReportError(
-          "compare", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", f.output)));
-    }
-  }
+  if (Status st = OpenOutput(f.output, file); !st) return ReportError("compare", st.error());
   std::ostream& out = f.output.empty() ? std::cout : file;
   out << report::FactorVerdictText(*verdict);
   for (const report::FactorLine& l : verdict->lines) {
@@ -135,13 +137,7 @@ int CompareMain(int argc, char** argv) {
   auto comparison = report::CompareRuns(f.runs, options);
   if (!comparison) return ReportError("compare", comparison.error());
   std::ofstream file;
-  if (!f.output.empty()) {
-    file.open(f.output, std::ios::trunc);
-    if (!file) {
-      return ReportError(
-          "compare", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", f.output)));
-    }
-  }
+  if (Status st = OpenOutput(f.output, file); !st) return ReportError("compare", st.error());
   std::ostream& out = f.output.empty() ? std::cout : file;
   if (Status st = report::WriteComparison(out, *comparison, *format); !st) {
     return ReportError("compare", st.error());

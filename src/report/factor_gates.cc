@@ -30,18 +30,8 @@ std::optional<double> BaselineOf(const Summary& s, const Comparison& c, Phase ph
                                  Statistic stat) {
   const ArmSummary* a = ArmById(s, c.baseline);
   if (a == nullptr || a->phase(phase) == nullptr) return std::nullopt;
-  const PhaseSummary& p = *a->phase(phase);
-  switch (stat) {
-    case Statistic::kMean:
-      return p.mean;
-    case Statistic::kP50:
-      return p.p50;
-    case Statistic::kP95:
-      return p.p95;
-    case Statistic::kP99:
-      return p.p99;
-  }
-  return std::nullopt;
+  PhaseSummary p = *a->phase(phase);
+  return OfStatistic(p, stat);
 }
 
 std::string Us(std::optional<double> v, bool sign) {
