@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -114,20 +115,21 @@ TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
   EXPECT_EQ(per_arm["same"], 3);
   EXPECT_EQ(per_arm["slow"], 3);
 
-  // The known difference, in the servers' own CPU accounting (which a loaded machine does not
-  // move as it moves latencies: beside CI's other tests one trial's handshake p50 went from 3
-  // to 63 ms): the slow build spends 1 ms more per handshake, and the same binary under
-  // another name the same as this one, within 40 %.
+  // The known difference, in the fastest handshake of each arm: the slow build spends 1 ms more
+  // on every handshake before its ServerHello, so even its quietest handshake is 1 ms slower.
+  // The minimum of 150 handshakes is what a loaded machine moves least (beside CI's other
+  // tests one trial's p50 went from 3 to 63 ms, and under ASan each server's CPU per handshake,
+  // its start-up shared over 65 handshakes, moved by 2 ms between arms). The same binary under
+  // another name is not 0.5 ms apart.
   const nlohmann::json summary =
       nlohmann::json::parse(pqc::test::ReadFile(f.dir + "/summary.json"));
-  std::map<std::string, double> cpu;
+  std::map<std::string, double> fastest;
   for (const auto& arm : summary["arms"]) {
-    cpu[arm["label"].get<std::string>()] = arm["cpu"]["server_us_per_handshake"].get<double>();
+    fastest[arm["label"].get<std::string>()] = arm["phases"]["handshake"]["min"].get<double>();
   }
-  EXPECT_GT(cpu["slow"] - cpu["this"], 700.0) << summary["arms"].dump();
-  EXPECT_LT(cpu["slow"] - cpu["this"], 2500.0) << summary["arms"].dump();
-  EXPECT_GT(cpu["same"] / cpu["this"], 0.6) << summary["arms"].dump();
-  EXPECT_LT(cpu["same"] / cpu["this"], 1.4) << summary["arms"].dump();
+  EXPECT_GT(fastest["slow"] - fastest["this"], 600.0) << summary["arms"].dump();
+  EXPECT_LT(fastest["slow"] - fastest["this"], 1600.0) << summary["arms"].dump();
+  EXPECT_LT(std::abs(fastest["same"] - fastest["this"]), 500.0) << summary["arms"].dump();
   // The comparisons name the builds (the build factor's values, the first the baseline).
   bool compared = false;
   for (const auto& c : summary["comparisons"]) {
