@@ -87,12 +87,12 @@ std::string Canonical(const std::string& path) {
 TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
   TempDir tmp;
   const std::string bin = Canonical(PQC_BENCH_BIN);
-  // slow: 1 ms of server CPU per handshake before the ClientHello is answered.
+  // slow: 3 ms of server CPU per handshake before the ClientHello is answered.
   const Finished f =
       RunStudy(tmp, Study("[builds.same]\npqc_bench = \"" + bin +
                               "\"\n"
                               "[builds.slow]\npqc_bench = \"" +
-                              bin + "\"\nserve_args = [\"--handshake-cpu\", \"1ms\"]\n",
+                              bin + "\"\nserve_args = [\"--handshake-cpu\", \"3ms\"]\n",
                           "build = [\"this\", \"same\", \"slow\"]\n"));
   ASSERT_EQ(f.rc, 0) << Describe(f);
   ASSERT_FALSE(f.dir.empty()) << Describe(f);
@@ -115,21 +115,23 @@ TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
   EXPECT_EQ(per_arm["same"], 3);
   EXPECT_EQ(per_arm["slow"], 3);
 
-  // The known difference, in the fastest handshake of each arm: the slow build spends 1 ms more
-  // on every handshake before its ServerHello, so even its quietest handshake is 1 ms slower.
+  // The known difference, in the fastest handshake of each arm: the slow build spends 3 ms more
+  // on every handshake before its ServerHello, so even its quietest handshake is 3 ms slower.
   // The minimum of 150 handshakes is what a loaded machine moves least (beside CI's other
   // tests one trial's p50 went from 3 to 63 ms, and under ASan each server's CPU per handshake,
-  // its start-up shared over 65 handshakes, moved by 2 ms between arms). The same binary under
-  // another name is not 0.5 ms apart.
+  // its start-up shared over 65 handshakes, moved by 2 ms between arms); under ASan the
+  // fastest handshake itself is 4-5 ms and moved by 0.5 ms between identical arms. The same
+  // binary under another name is within 0.5 ms and 20 % of this build's.
   const nlohmann::json summary =
       nlohmann::json::parse(pqc::test::ReadFile(f.dir + "/summary.json"));
   std::map<std::string, double> fastest;
   for (const auto& arm : summary["arms"]) {
     fastest[arm["label"].get<std::string>()] = arm["phases"]["handshake"]["min"].get<double>();
   }
-  EXPECT_GT(fastest["slow"] - fastest["this"], 600.0) << summary["arms"].dump();
-  EXPECT_LT(fastest["slow"] - fastest["this"], 1600.0) << summary["arms"].dump();
-  EXPECT_LT(std::abs(fastest["same"] - fastest["this"]), 500.0) << summary["arms"].dump();
+  EXPECT_GT(fastest["slow"] - fastest["this"], 2000.0) << summary["arms"].dump();
+  EXPECT_LT(fastest["slow"] - fastest["this"], 4500.0) << summary["arms"].dump();
+  EXPECT_LT(std::abs(fastest["same"] - fastest["this"]), 500.0 + 0.2 * fastest["this"])
+      << summary["arms"].dump();
   // The comparisons name the builds (the build factor's values, the first the baseline).
   bool compared = false;
   for (const auto& c : summary["comparisons"]) {
