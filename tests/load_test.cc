@@ -406,7 +406,9 @@ TEST_F(LoadTest, InterruptedRunKeepsWhatItMeasured) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  usleep(1'500'000);
+  // 3 s at 100/s: under ASan beside CI's other tests the child's start took over a second
+  // (44 connections measured after 1.5 s, 2026-12-05).
+  usleep(3'000'000);
   ASSERT_EQ(kill(pid, SIGINT), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -414,7 +416,7 @@ TEST_F(LoadTest, InterruptedRunKeepsWhatItMeasured) {
   EXPECT_EQ(WEXITSTATUS(status), 1);  // measured, but invalid: interrupted
   std::ifstream in(json_path);
   nlohmann::json j = nlohmann::json::parse(in);
-  EXPECT_GT(j["connections"].get<int>(), 50);
+  EXPECT_GT(j["connections"].get<int>(), 50);  // of about 300 scheduled
   EXPECT_FALSE(j["valid"].get<bool>());
   EXPECT_NE(j["invalid_reasons"].dump().find("interrupted"), std::string::npos);
 }
