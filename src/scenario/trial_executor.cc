@@ -223,10 +223,7 @@ Result<TrialOutput> TrialExecutor::RunInBuild(const Arm& arm, const PlannedTrial
   }
   auto out = RunTrialInBuild(o_, arm, t, build, scenario_copy_, AbsolutePath(work));
   if (!out) return out.error();
-  if (out->row.target.build) {
-    out->row.target.build->sha256 = BuildFacts(build.name).sha256;
-    out->row.target.build->exe = build.pqc_bench;
-  }
+  if (out->row.target.build) out->row.target.build->sha256 = BuildFacts(build.name).sha256;
   return out;
 }
 
