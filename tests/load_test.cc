@@ -360,8 +360,19 @@ TEST_F(LoadTest, MixFollowsItsWeights) {
   // of 280 found none in time (2026-12-05: 279 resumed), so 1 % may go without.
   EXPECT_LE(resumed, total - fresh);
   EXPECT_GE(resumed * 100, (total - fresh) * 99);
+  // The summary calls a run whose resume connections found no ticket invalid, and it must say
+  // so; under ASan beside CI's other tests 2 of ~280 found none (2026-12-05), so the run is
+  // judged valid when all found one, and otherwise that must be its only reason, for at most 1 %.
   LoadSummary summary = Summarize(*r);
-  EXPECT_TRUE(summary.valid()) << summary.invalid_reasons.front();
+  const size_t without = summary.negotiated.resume_without_session;
+  EXPECT_LE(without * 100, total - fresh);
+  if (without == 0) {
+    EXPECT_TRUE(summary.valid()) << summary.invalid_reasons.front();
+  } else {
+    ASSERT_EQ(summary.invalid_reasons.size(), 1u) << summary.invalid_reasons.back();
+    EXPECT_NE(summary.invalid_reasons.front().find("had no session to offer"), std::string::npos)
+        << summary.invalid_reasons.front();
+  }
 }
 
 TEST_F(LoadTest, IdleKeepAliveConnectionsStayOpenBetweenRequests) {
