@@ -1,7 +1,9 @@
 // The load generator against the embedded server, both real, on 127.0.0.1: each mode
 // negotiates what it claims, HelloRetryRequest is seen, mismatches and saturation invalidate
 // the result, phases are ordered, and the CLI's JSON has the documented shape.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 
 #include "client/load_runner.h"
 #include "client/summary.h"
+#include "core/cpu_affinity.h"
 #include "embedded_fixture.h"
 #include "measured.h"
 #include "server/embedded_server.h"
@@ -373,6 +376,35 @@ TEST_F(LoadTest, MixFollowsItsWeights) {
     EXPECT_NE(summary.invalid_reasons.front().find("had no session to offer"), std::string::npos)
         << summary.invalid_reasons.front();
   }
+}
+
+// client_cpus: the load threads run where they are placed, and a CPU this process may not use
+// ends the load before its first connection, saying which CPUs it may use.
+TEST_F(LoadTest, PlacedLoadThreadsMeasureAndAnUnavailableCpuIsRefusedFirst) {
+  StartServer("ecdsa-p256", "X25519");
+  LoadOptions o = Options({"X25519"}, ConnMode::kFresh);
+  o.threads = 2;
+  o.rate = 50;
+  o.duration = 400'000'000;
+  o.warmup = 0;
+  o.cpus = {0};
+  auto r = RunLoad(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  size_t measured = 0;
+  for (const ConnectionRecord* c : Measured(*r)) {
+    EXPECT_TRUE(c->ok()) << c->error_detail;
+    ++measured;
+  }
+  EXPECT_GE(measured, 10u);
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_ISSET(kMaxCpu, &mine)) GTEST_SKIP() << "this machine has CPU " << kMaxCpu;
+  o.cpus = {0, kMaxCpu};
+  auto refused = RunLoad(o, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            fmt::format("client_cpus: CPU {} is not one this process may run on (available: {})",
+                        kMaxCpu, AvailableCpusText()));
 }
 
 TEST_F(LoadTest, IdleKeepAliveConnectionsStayOpenBetweenRequests) {

@@ -106,6 +106,44 @@ TEST(ScenarioTarget, BusyPollReachesTheLoadOptionsAndTheLinkStudiesUseIt) {
   }
 }
 
+TEST(ScenarioTarget, CpuPlacementIsReadInEveryFormAndReachesClientAndServer) {
+  auto plain = ParseScenarioText(kBase, "t.toml", {});
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_TRUE(plain->base.client_cpus.empty());
+  EXPECT_TRUE(MakeServerConfig(plain->base, {}).cpus.empty());
+  auto s = ParseScenarioText(
+      "[target]\nserver_cpus = 1\n[load]\nrate = 10\nduration = \"1s\"\nclient_cpus = [0]\n",
+      "t.toml", {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->base.client_cpus, std::vector<unsigned>{0});
+  EXPECT_EQ(s->base.server_cpus, std::vector<unsigned>{1});
+  EXPECT_EQ(MakeLoadOptions(s->base, ParseAddress("127.0.0.1:8443").value(), 1).cpus,
+            std::vector<unsigned>{0});
+  EXPECT_EQ(MakeServerConfig(s->base, {}).cpus, std::vector<unsigned>{1});
+  EXPECT_EQ(ToJson(s->base).at("server_cpus"), nlohmann::json::array({1}));
+  // `run --set` gives text: TOML when it parses ([0, 1]), else the comma form.
+  auto set =
+      ParseScenarioText(kBase, "t.toml", {.overrides = {"client_cpus=0,1", "server_cpus=[1, 0]"}});
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->base.client_cpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(set->base.server_cpus, (std::vector<unsigned>{1, 0}));
+  auto none = ParseScenarioText(kBase, "t.toml", {.overrides = {"client_cpus="}});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->base.client_cpus.empty());
+  for (const auto& [value, said] : std::vector<std::pair<std::string, std::string>>{
+           {"client_cpus = -1", "CPU -1 is not from 0 to 1023"},
+           {"client_cpus = [0, 0]", "CPU 0 is named twice"},
+           {"client_cpus = [\"0\"]", "not an array holding a string"},
+           {"client_cpus = \"0,x\"", "'x' in \"0,x\" must be CPU numbers"},
+           {"client_cpus = true",
+            "must be CPU numbers such as 1, [0, 1] or \"0,1\", not a boolean"}}) {
+    auto bad = ParseScenarioText(std::string(kBase) + value + "\n", "t.toml", {});
+    ASSERT_FALSE(bad) << value;
+    EXPECT_NE(bad.error().message.find("client_cpus"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find(said), std::string::npos) << bad.error().message;
+  }
+}
+
 TEST(ScenarioTarget, CapacityScenarioCoversTheThreeTargetsAndTheChains) {
   auto s = ParseScenarioFile(
       (std::filesystem::path(PQC_SOURCE_DIR) / "scenarios" / "09-server-capacity.toml").string(),

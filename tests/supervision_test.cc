@@ -5,7 +5,9 @@
 // unless the tool sweeps their process group). Underneath: the child-process owner's pidfd
 // and process group, and the stop-signal wait that also watches a descriptor.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/syscall.h>
@@ -20,6 +22,7 @@
 
 #include "bench_child.h"
 #include "core/child_process.h"
+#include "core/cpu_affinity.h"
 #include "core/fd.h"
 #include "core/stop_signals.h"
 
@@ -117,6 +120,37 @@ TEST(ChildSupervisionTest, ExitFdTurnsReadableAndTheExitIsUnasked) {
   auto e = asked->Terminate(5'000'000'000);
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_FALSE(e->unasked) << "stopped by the tool, not dead on its own";
+}
+
+// server_cpus: the child and what it starts run on the CPUs named (the kernel's own list
+// of each process says so), and a CPU this process may not use is refused before any fork.
+TEST(ChildSupervisionTest, APlacedChildAndItsChildrenRunOnTheirCpus) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  unsigned last = 0;
+  for (unsigned c = 0; c <= kMaxCpu; ++c) last = CPU_ISSET(c, &mine) ? c : last;
+  const fs::path out = fs::path(testing::TempDir()) / "placed.txt";
+  auto c = ChildProcess::Spawn({.argv = {"/bin/sh", "-c",
+                                         "grep Cpus_allowed_list /proc/self/status; "
+                                         "sh -c 'grep Cpus_allowed_list /proc/self/status'"},
+                                .output_path = out.string(),
+                                .cpus = {last}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto e = c->WaitExit(10'000'000'000);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(test::ReadFile(out.string()), fmt::format("Cpus_allowed_list:\t{0}\n"
+                                                      "Cpus_allowed_list:\t{0}\n",
+                                                      last));
+  // "0-1" on two cores: the last CPU ends the text the errors quote.
+  const std::string available = AvailableCpusText();
+  EXPECT_TRUE(available.ends_with(std::to_string(last))) << available;
+  if (!CPU_ISSET(kMaxCpu, &mine)) {
+    auto refused = ChildProcess::Spawn({.argv = {"/bin/true"}, .cpus = {kMaxCpu}});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+              fmt::format("server_cpus: CPU {} is not one this process may run on (available: {})",
+                          kMaxCpu, AvailableCpusText()));
+  }
 }
 
 TEST(ChildSupervisionTest, ASignalStillEndsAWatchedWait) {

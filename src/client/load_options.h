@@ -39,6 +39,8 @@ struct LoadOptions {
   // no connect time or start lag carries a thread wake-up. Each thread then uses a whole CPU,
   // so its CPU share is no saturation signal and its CPU time no cost per connection.
   bool busy_poll = false;
+  // cpus: the CPUs the load threads may run on (the client_cpus setting); empty = the tool's own.
+  std::vector<unsigned> cpus;
   Nanos duration = 10'000'000'000;  // measured phase
   Nanos warmup = 1'000'000'000;     // discarded (and tickets collected for resume)
   uint32_t requests = 1;            // per connection

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "client/fd_limit.h"
 #include "client/worker.h"
+#include "core/cpu_affinity.h"
 #include "core/stop_signals.h"
 
 namespace pqc {
@@ -27,6 +29,12 @@ double QuickPercentile(std::vector<double>& v, double q) {
 
 Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
   if (Status s = EnsureFileLimit(options); !s) return s.error();
+  std::optional<cpu_set_t> cpus;
+  if (!options.cpus.empty()) {
+    auto set = CpuSetOf(options.cpus, "client_cpus");
+    if (!set) return set.error();
+    cpus = *set;
+  }
   // Blocked before the workers start (they inherit it): only this loop receives a stop.
   StopSignals signals;
   std::vector<std::unique_ptr<Worker>> workers;
@@ -55,11 +63,19 @@ Result<LoadResult> RunLoad(const LoadOptions& options, std::FILE* progress) {
 
   std::vector<std::thread> threads;
   std::atomic<unsigned> running{options.threads};
+  Status pinned;
   for (auto& w : workers) {
     threads.emplace_back([&w, start, &running] {
       w->Run(start);
       running.fetch_sub(1, std::memory_order_acq_rel);
     });
+    // Placed before its first connection: Run waits for `start`, 20 ms ahead.
+    if (cpus && pinned) pinned = PinThread(threads.back(), *cpus);
+  }
+  if (!pinned) {
+    for (auto& w : workers) w->RequestStop();
+    for (auto& t : threads) t.join();
+    return pinned.error();
   }
 
   std::vector<double> handshakes;

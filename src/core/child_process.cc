@@ -17,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/cpu_affinity.h"
 #include "core/fd.h"
 
 extern char** environ;
@@ -29,7 +30,8 @@ struct ChildFailure {
   int step;  // index into kSteps
   int err;
 };
-constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "setns", "dup2", "exec", "setpgid"};
+constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "setns", "dup2", "exec", "setpgid",
+                                  "sched_setaffinity"};
 
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
@@ -80,8 +82,8 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 // The child between fork and exec: async-signal-safe calls only (the parent may have threads).
 // out_fd >= 0 becomes stdout (and stderr too when `both`, with stdin from /dev/null).
 [[noreturn]] void RunChild(int report_fd, int out_fd, bool both, int ns_fd, int death_signal,
-                           bool group, pid_t parent, const char* exe, char* const* argv,
-                           char* const* envp) {
+                           bool group, const cpu_set_t* cpus, pid_t parent, const char* exe,
+                           char* const* argv, char* const* envp) {
   auto fail = [report_fd](int step) {
     ChildFailure f{step, errno};
     ssize_t n = write(report_fd, &f, sizeof f);
@@ -92,6 +94,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
   if (group && setpgid(0, 0) != 0) fail(4);
   if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) fail(1);
+  if (cpus != nullptr && sched_setaffinity(0, sizeof *cpus, cpus) != 0) fail(5);
   if (out_fd >= 0) {
     if (both) {
       int devnull = open("/dev/null", O_RDONLY);
@@ -153,6 +156,12 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
                                                        exe, o.netns_path, strerror(errno)));
     }
   }
+  std::optional<cpu_set_t> cpus;
+  if (!o.cpus.empty()) {
+    auto set = CpuSetOf(o.cpus, o.cpus_setting);
+    if (!set) return set.error();
+    cpus = *set;
+  }
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return MakeError(ErrorKind::kSystem, fmt::format("pipe2: {}", strerror(errno)));
@@ -172,7 +181,8 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   if (pid < 0) return MakeError(ErrorKind::kSystem, fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {
     RunChild(report_write.get(), out_fd, out.valid(), ns.valid() ? ns.get() : -1, o.death_signal,
-             o.process_group, parent, exe.c_str(), argv.data(), envp.data());
+             o.process_group, cpus ? &*cpus : nullptr, parent, exe.c_str(), argv.data(),
+             envp.data());
   }
   child.pid_ = pid;
   child.group_ = o.process_group;

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.h"
@@ -35,6 +36,10 @@ struct SpawnOptions {
   // master when something else killed it. Its group also keeps the terminal's Ctrl-C, which
   // the tool handles, from reaching the server directly.
   bool process_group = false;
+  // cpus: the CPUs the child (and every thread and process it makes) may run on; empty = this
+  // process's own. Checked before fork (core/cpu_affinity.h), set before exec.
+  std::vector<unsigned> cpus;
+  std::string_view cpus_setting = "server_cpus";  // names the list in its error
 };
 
 // ChildExit: how the child ended and what it cost. CPU is the child's own plus that of its

@@ -16,6 +16,7 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.closed_loop = s.closed_loop;
   o.arrivals = s.arrivals;
   o.busy_poll = s.busy_poll;
+  o.cpus = s.client_cpus;
   o.early_rejection_expected = s.expect_early_rejected;
   o.duration = s.duration;
   o.warmup = s.warmup;
@@ -75,6 +76,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.early_data = s.early_data;
   c.record_clients = s.record_clients;
   c.threads = s.server_threads;
+  c.cpus = s.server_cpus;
   c.quic = s.protocol == Protocol::kH3;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;

@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "client/mode_spec.h"
+#include "core/cpu_affinity.h"
 #include "core/protocol.h"
 #include "core/split.h"
 #include "core/units.h"
@@ -276,6 +278,46 @@ Status SetDuration(const toml::node& v, ArmSettings& s) {
   return {};
 }
 
+// SetCpus: CPU numbers — one (1), an array ([0, 1]), or one string of them ','-separated (a
+// `--set` or flag value: "0,1"); [] or "" for no placement. Whether this machine has them is
+// known only where the trial runs (core/cpu_affinity.h).
+template <auto Member>
+Status SetCpus(const toml::node& v, ArmSettings& s) {
+  std::vector<unsigned> cpus;
+  auto add = [&cpus](int64_t c) -> Status {
+    if (c < 0 || c > kMaxCpu) return Bad(fmt::format("CPU {} is not from 0 to {}", c, kMaxCpu));
+    if (std::find(cpus.begin(), cpus.end(), c) != cpus.end()) {
+      return Bad(fmt::format("CPU {} is named twice", c));
+    }
+    cpus.push_back(static_cast<unsigned>(c));
+    return {};
+  };
+  constexpr std::string_view kForm = "CPU numbers such as 1, [0, 1] or \"0,1\"";
+  if (auto one = v.value_exact<int64_t>()) {
+    if (Status st = add(*one); !st) return st;
+  } else if (const toml::array* a = v.as_array()) {
+    for (const toml::node& e : *a) {
+      auto c = e.value_exact<int64_t>();
+      if (!c) return Bad(fmt::format("must be {}, not an array holding {}", kForm, TypeName(e)));
+      if (Status st = add(*c); !st) return st;
+    }
+  } else if (auto text = v.value_exact<std::string>()) {
+    for (std::string_view part :
+         text->empty() ? std::vector<std::string_view>{} : Split(*text, ",")) {
+      int64_t c = -1;
+      const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), c);
+      if (ec != std::errc() || end != part.data() + part.size() || part.empty()) {
+        return Bad(fmt::format("'{}' in \"{}\" must be {}", part, *text, kForm));
+      }
+      if (Status st = add(c); !st) return st;
+    }
+  } else {
+    return Bad(fmt::format("must be {}, not {}", kForm, TypeName(v)));
+  }
+  s.*Member = std::move(cpus);
+  return {};
+}
+
 // The echoes: each value as the stored copy of an arm writes it (the text its setter reads).
 template <auto Member>
 nlohmann::json Echo(const ArmSettings& s) {
@@ -489,6 +531,16 @@ constexpr std::array kKeys = {
     SettingKey{"target", "server_threads", "server event loops / nginx workers / HAProxy threads",
                K::kServer, false, "", &SetCount<&ArmSettings::server_threads, 1, 256>,
                &Echo<&ArmSettings::server_threads>},
+    SettingKey{"load", "client_cpus",
+               "CPUs the load threads run on ([0], \"0,1\"; [] = wherever the scheduler puts "
+               "them)",
+               K::kClient, false, "--cpus,--client-cpus", &SetCpus<&ArmSettings::client_cpus>,
+               &Echo<&ArmSettings::client_cpus>},
+    SettingKey{"target", "server_cpus",
+               "CPUs the server the tool runs is confined to, all its threads and workers ([1]; "
+               "[] = wherever the scheduler puts them)",
+               K::kServer, false, "", &SetCpus<&ArmSettings::server_cpus>,
+               &Echo<&ArmSettings::server_cpus>},
     SettingKey{"load", "timeout", "per-connection no-progress timeout (\"10s\")", K::kClient, false,
                "--timeout", &SetDuration<&ArmSettings::timeout, false>,
                &EchoDuration<&ArmSettings::timeout>},

@@ -96,6 +96,11 @@ struct ArmSettings {
   Nanos request_interval = 0;
   unsigned client_threads = 1;
   unsigned server_threads = 1;
+  // Placement: the CPUs the load threads and the server the tool runs may use (empty: where
+  // the scheduler puts them). On a small machine where they land is a source of the
+  // between-trial variance (docs/methodology.md, "Why trials disagree").
+  std::vector<unsigned> client_cpus;
+  std::vector<unsigned> server_cpus;
   Nanos timeout = 10'000'000'000;
   double max_error_rate = 0.01;
   // Saturation check of the load generator: lag p99 limit (a trial over it is invalid). 1 ms

@@ -73,6 +73,7 @@ class EmbeddedTarget final : public Target {
     o.output_path = log_path_;
     o.netns_path = p.netns_path;
     o.process_group = true;
+    o.cpus = c.cpus;
     auto child = ChildProcess::Spawn(o);
     if (!child) return child.error();
     child_ = std::move(*child);

@@ -47,7 +47,7 @@ Result<SocketAddress> SpawnedServerTarget::Start(const ServerConfig& c, const Pl
     auto launch = Prepare(c, listen, work_dir);
     if (!launch) return launch.error();
     launch_ = std::move(*launch);
-    auto started = Launch(launch_, *addr, p.netns_path);
+    auto started = Launch(launch_, *addr, p.netns_path, c.cpus);
     if (started) return *addr;
     const bool port_taken = StartLog(100'000).find("Address already in use") != std::string::npos;
     if (!port_taken || p.port != 0 || attempt == kPortAttempts) return started.error();
@@ -69,8 +69,10 @@ Result<TargetStats> SpawnedServerTarget::Stop() {
 }
 
 Status SpawnedServerTarget::Launch(const ServerLaunch& l, const SocketAddress& addr,
-                                   const std::string& netns_path) {
+                                   const std::string& netns_path,
+                                   const std::vector<unsigned>& cpus) {
   SpawnOptions o;
+  o.cpus = cpus;
   o.argv = l.argv;
   o.env = l.env;
   o.output_path = out_path_;

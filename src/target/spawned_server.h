@@ -41,7 +41,7 @@ class SpawnedServerTarget : public Target {
 
  private:
   Status Launch(const ServerLaunch& launch, const SocketAddress& addr,
-                const std::string& netns_path);
+                const std::string& netns_path, const std::vector<unsigned>& cpus);
   // StartLog: what the server said at start (its log, else its output), for errors.
   std::string StartLog(size_t max_bytes) const;
 

@@ -56,6 +56,9 @@ struct ServerConfig {
   // serve_args: more flags of the embedded server's command line (a [builds.NAME]'s serve_args,
   // scenario/builds.h); the peers take none.
   std::vector<std::string> serve_args;
+  // cpus: the CPUs the server's process (its threads and workers) may run on; empty = the
+  // tool's own (the server_cpus setting).
+  std::vector<unsigned> cpus;
 };
 
 // CheckServerCerts: at least one chain, and each chain and key file readable (the error names

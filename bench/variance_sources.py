@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""variance_sources — why trials disagree on this machine, and which defaults cut it
+(issue 40, part 3; docs/methodology.md, "Why trials disagree").
+
+One study, run again and again under each setting: the quick study's fresh arms (X25519 and
+X25519MLKEM768, 200 connections/s, trials of 2 s after 1 s of warm-up, --blocks blocks). The
+settings are run round-robin, the order rotated every round, so that a slow minute of the machine
+falls on every setting alike. From each run's summary.json:
+
+- design effect (DE) of the handshake p50 and p99, per arm: the between-trial variance as a
+  multiple of what the connections alone would give (stats/variance_components.h);
+- the between-trial SD of the per-trial handshake p50, in % of the arm's p50;
+- block-shared: the correlation of the two arms' per-trial p50 within a block — the part of the
+  between-trial variance that is drift in time (pairing by block removes it); and lag-1: the
+  correlation of neighbouring blocks' means (slow drift across blocks);
+- the handshake p50 itself (placement moves the level too: a setting that cuts variance by
+  measuring a different machine is not a free default).
+
+Trials are judged with max_lag_p99 = 20ms (on this 2-core host the 1 ms default calls most
+trials saturated; here every trial's spread is what is studied, and the report says so).
+
+usage: bench/variance_sources.py [--build DIR] [--runs 3] [--blocks 8]
+                                 [--settings default,apart,together,busy,apart-busy]
+                                 [--json FILE]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# Each setting: what `run --set` changes, and what it says.
+SETTINGS = {
+    "default": ([], "unpinned, threads sleep (the tool's defaults)"),
+    "apart": (["client_cpus=0", "server_cpus=1"], "client on CPU 0, server on CPU 1"),
+    "together": (["client_cpus=0", "server_cpus=0"], "client and server share CPU 0"),
+    "busy": (["busy_poll=true"], "unpinned, the client busy-polls"),
+    "apart-busy": (["client_cpus=0", "server_cpus=1", "busy_poll=true"],
+                   "apart, and the client busy-polls"),
+}
+
+SCENARIO = """title = "variance sources: the quick study's fresh arms"
+[tls]
+chain = "ecdsa-p256"
+[load]
+rate = 200
+duration = "2s"
+warmup = "1s"
+mode = "fresh"
+max_lag_p99 = "20ms"
+[trials]
+count = {blocks}
+seed = 11
+[matrix]
+group = ["X25519", "X25519MLKEM768"]
+"""
+
+
+def corr(xs, ys):
+    if len(xs) < 3:
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return None
+    return sxy / (sxx * syy) ** 0.5
+
+
+def analyse(summary):
+    """One run's numbers: per arm DE and level, and the drift measures over both arms."""
+    out = {"arms": {}}
+    by_block = {}
+    for arm in summary["arms"]:
+        hs = arm["phases"]["handshake"]
+        var = hs.get("variance", {})
+        trials = [t for t in summary["trials"] if t["arm"] == arm["id"] and t["valid"]]
+        p50s = [t["handshake_p50"] for t in trials]
+        level = statistics.median(p50s) if p50s else None
+        reasons = [r.split(":")[0] for t in summary["trials"]
+                   if t["arm"] == arm["id"] and not t["valid"] for r in t.get("reasons", [])[:1]]
+        out["arms"][arm["label"]] = {
+            "invalid_because": sorted(set(reasons)),
+            "valid_trials": len(trials),
+            "trials": sum(1 for t in summary["trials"] if t["arm"] == arm["id"]),
+            "de_p50": var.get("p50", {}).get("design_effect"),
+            "de_p99": var.get("p99", {}).get("design_effect"),
+            "between_pct_p50": (100 * statistics.stdev(p50s) / level
+                                if len(p50s) >= 2 and level else None),
+            "p50_us": level,
+        }
+        for t in trials:
+            by_block.setdefault(t["block"], {})[arm["id"]] = t["handshake_p50"]
+    ids = [a["id"] for a in summary["arms"]]
+    pairs = [(b[ids[0]], b[ids[1]]) for _, b in sorted(by_block.items())
+             if ids[0] in b and ids[1] in b]
+    out["block_shared"] = corr([p[0] for p in pairs], [p[1] for p in pairs])
+    # Neighbouring blocks: each block's mean relative to its arms' medians.
+    levels = {i: statistics.median([b[i] for b in by_block.values() if i in b])
+              for i in ids if any(i in b for b in by_block.values())}
+    means = [statistics.fmean(b[i] / levels[i] for i in b) for _, b in sorted(by_block.items())]
+    out["lag1"] = corr(means[:-1], means[1:]) if len(means) >= 4 else None
+    return out
+
+
+def run_once(binary, scenario, sets, results):
+    before = set(os.listdir(results)) if os.path.isdir(results) else set()
+    cmd = [binary, "run", scenario, "--results", results]
+    for s in sets:
+        cmd += ["--set", s]
+    started = time.monotonic()
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    seconds = time.monotonic() - started
+    made = sorted(set(os.listdir(results)) - before)
+    if p.returncode not in (0, 1) or not made:
+        sys.exit(f"variance_sources: {' '.join(cmd)} exited {p.returncode}:\n{p.stderr[-2000:]}")
+    with open(os.path.join(results, made[-1], "summary.json")) as f:
+        return json.load(f), seconds
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(v, spec):
+    if v is not None:
+        return format(v, spec)
+    width = "".join(c for c in spec.split(".")[0] if c.isdigit())
+    return "—".rjust(int(width) if width else 1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--blocks", type=int, default=8)
+    ap.add_argument("--settings", default=",".join(SETTINGS))
+    ap.add_argument("--json", help="write every run's numbers here")
+    args = ap.parse_args()
+    names = args.settings.split(",")
+    for n in names:
+        if n not in SETTINGS:
+            sys.exit(f"variance_sources: unknown setting '{n}' (valid: {', '.join(SETTINGS)})")
+    if args.runs < 1 or args.blocks < 4:
+        sys.exit("variance_sources: --runs must be ≥ 1 and --blocks ≥ 4 (a design effect needs "
+                 "trials to vary over)")
+    binary = os.path.join(args.build, "src", "pqc-bench")
+    runs = {n: [] for n in names}
+    with tempfile.TemporaryDirectory(prefix="variance-sources-") as tmp:
+        scenario = os.path.join(tmp, "variance.toml")
+        with open(scenario, "w") as f:
+            f.write(SCENARIO.format(blocks=args.blocks))
+        results = os.path.join(tmp, "results")
+        for r in range(args.runs):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for n in order:
+                summary, seconds = run_once(binary, scenario, SETTINGS[n][0], results)
+                numbers = analyse(summary)
+                numbers["seconds"] = seconds
+                runs[n].append(numbers)
+                print(f"round {r + 1}/{args.runs} {n:11} {seconds:5.0f} s  " + "  ".join(
+                    f"{label}: DE p50 {fmt(a['de_p50'], '.1f')} p99 {fmt(a['de_p99'], '.1f')}"
+                    f" p50 {fmt(a['p50_us'], '.0f')} µs ({a['valid_trials']}/{a['trials']} valid"
+                    + (f"; invalid: {', '.join(a['invalid_because'])}" if a['invalid_because']
+                       else "") + ")"
+                    for label, a in numbers["arms"].items()), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(runs, f, indent=1)
+    print(f"\nmedians over {args.runs} runs of {args.blocks} blocks (2 arms, 2 s trials):")
+    print(f"{'setting':11} {'DE p50':>7} {'DE p99':>7} {'SD p50':>7} {'shared':>7} {'lag-1':>6}"
+          f" {'p50 µs X25519':>14} {'hybrid':>7}  what")
+    for n in names:
+        arms = [a for run in runs[n] for a in run["arms"].values()]
+        levels = [list(run["arms"].values()) for run in runs[n]]
+        print(f"{n:11} {fmt(median_of([a['de_p50'] for a in arms]), '7.1f')}"
+              f" {fmt(median_of([a['de_p99'] for a in arms]), '7.1f')}"
+              f" {fmt(median_of([a['between_pct_p50'] for a in arms]), '6.1f')}%"
+              f" {fmt(median_of([run['block_shared'] for run in runs[n]]), '7.2f')}"
+              f" {fmt(median_of([run['lag1'] for run in runs[n]]), '6.2f')}"
+              f" {fmt(median_of([l[0]['p50_us'] for l in levels]), '14.0f')}"
+              f" {fmt(median_of([l[1]['p50_us'] for l in levels if len(l) > 1]), '7.0f')}"
+              f"  {SETTINGS[n][1]}")
+
+
+if __name__ == "__main__":
+    main()
