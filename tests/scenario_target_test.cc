@@ -127,6 +127,16 @@ TEST(ScenarioTarget, CpuPlacementIsReadInEveryFormAndReachesClientAndServer) {
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(set->base.client_cpus, (std::vector<unsigned>{0, 1}));
   EXPECT_EQ(set->base.server_cpus, (std::vector<unsigned>{1, 0}));
+  // A placement is a factor like any other: arms compared apart and together.
+  auto factor = ParseScenarioText(std::string(kBase) + "[matrix]\nserver_cpus = [1, 0]\n", "t.toml",
+                                  {.overrides = {"client_cpus=0"}});
+  ASSERT_TRUE(factor) << factor.error().message;
+  auto plan = MakePlan(*factor);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->arms.size(), 2u);
+  EXPECT_EQ(plan->arms[0].settings.server_cpus, std::vector<unsigned>{1});
+  EXPECT_EQ(plan->arms[1].settings.server_cpus, std::vector<unsigned>{0});
+  EXPECT_NE(plan->arms[0].label, plan->arms[1].label);
   auto none = ParseScenarioText(kBase, "t.toml", {.overrides = {"client_cpus="}});
   ASSERT_TRUE(none) << none.error().message;
   EXPECT_TRUE(none->base.client_cpus.empty());
