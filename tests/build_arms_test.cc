@@ -142,6 +142,15 @@ TEST(BuildArmsTest, EveryTrialSaysWhichBuildMeasuredItAndTheSlowBuildIsFound) {
     }
   }
   EXPECT_TRUE(compared) << summary["comparisons"].dump();
+  // summary.json names each trial's build too, as the results store has it.
+  std::map<uint64_t, std::string> labels;
+  for (const auto& arm : summary["arms"]) labels[arm["id"].get<uint64_t>()] = arm["label"];
+  ASSERT_FALSE(summary["trials"].empty());
+  for (const auto& t : summary["trials"]) {
+    ASSERT_TRUE(t["build"].is_object()) << t.dump();
+    EXPECT_EQ(t["build"]["name"], labels[t["arm"].get<uint64_t>()]) << t.dump();
+    EXPECT_EQ(t["build"]["sha256"].get<std::string>().size(), 64u) << t.dump();
+  }
 }
 
 // A gate on a run alone (compare RUN --factor build): with one trial per arm no difference has

@@ -390,7 +390,8 @@ Result<Summary> BuildStudySummary(results::Db& db, const results::StoredRun& run
                           .started = t.started,
                           .handshake_p50 = Finite(t.summary.phase(Phase::kHandshake).p50),
                           .handshake_p99 = Finite(t.summary.phase(Phase::kHandshake).p99),
-                          .server_cpu_us_per_handshake = Finite(cpu)});
+                          .server_cpu_us_per_handshake = Finite(cpu),
+                          .build = t.target.build});
   }
   return doc;
 }

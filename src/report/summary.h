@@ -16,6 +16,7 @@
 
 #include "client/summary.h"
 #include "results/run_record.h"
+#include "results/trial_record.h"
 #include "stats/statistic.h"
 
 namespace pqc::report {
@@ -274,6 +275,8 @@ struct TrialSummary {
   std::vector<std::string> reasons;
   std::string started;
   std::optional<double> handshake_p50, handshake_p99, server_cpu_us_per_handshake;
+  // build: the binary that measured it, when the study's arms are builds (null otherwise).
+  std::optional<results::BuildRecord> build;
 };
 
 struct Summary {

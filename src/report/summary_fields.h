@@ -266,6 +266,7 @@ void Fields(R& r, Visit&& v) {
   v("handshake_p50", r.handshake_p50);
   v("handshake_p99", r.handshake_p99);
   v("server_cpu_us_per_handshake", r.server_cpu_us_per_handshake);
+  v("build", r.build);
 }
 
 template <Of<Summary> R, class Visit>
@@ -282,10 +283,10 @@ void Fields(R& r, Visit&& v) {
 
 // AddedInSchemaTwo: keys a schema-1 document lacks; the reader leaves them at their defaults
 // there (and "sites", absent for an arm on a network of one site, in either schema).
-// "stop" came later within schema 2: absent in the documents before it.
+// "stop" and a trial's "build" came later within schema 2: absent in the documents before.
 inline bool AddedInSchemaTwo(std::string_view key) {
   return key == "replicate" || key == "resolve_pct" || key == "variance" || key == "replicates" ||
-         key == "plan" || key == "control" || key == "stop";
+         key == "plan" || key == "control" || key == "stop" || key == "build";
 }
 
 // Record: a type with a field list above (the rest — Bounds, the phases — have their own form).

@@ -251,4 +251,7 @@ void from_json(const nlohmann::ordered_json& j, StopAnswer& a) {
 void from_json(const nlohmann::ordered_json& j, StopRecord& r) {
   json_fields::Reader<nlohmann::ordered_json>::Value(j, r);
 }
+void from_json(const nlohmann::ordered_json& j, BuildRecord& b) {
+  json_fields::Reader<nlohmann::ordered_json>::Value(j, b);
+}
 }  // namespace pqc::results

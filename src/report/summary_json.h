@@ -82,11 +82,14 @@ void from_json(const nlohmann::ordered_json& j, Summary& s);
 
 }  // namespace pqc::report
 
-// The stop record of a study that stopped itself (results/run_record.h) in summary.json: in
+// The stop record of a study that stopped itself (results/run_record.h), and the build that
+// measured a trial (results/trial_record.h), in summary.json: in
 // its own namespace, where nlohmann's lookup and the reader's find them.
 namespace pqc::results {
 void to_json(nlohmann::ordered_json& j, const StopAnswer& a);
 void to_json(nlohmann::ordered_json& j, const StopRecord& r);
 void from_json(const nlohmann::ordered_json& j, StopAnswer& a);
 void from_json(const nlohmann::ordered_json& j, StopRecord& r);
+void to_json(nlohmann::ordered_json& j, const BuildRecord& b);
+void from_json(const nlohmann::ordered_json& j, BuildRecord& b);
 }  // namespace pqc::results

@@ -155,4 +155,7 @@ void to_json(nlohmann::ordered_json& j, const StopAnswer& a) {
 void to_json(nlohmann::ordered_json& j, const StopRecord& r) {
   j = json_fields::Write(r);
 }
+void to_json(nlohmann::ordered_json& j, const BuildRecord& b) {
+  j = json_fields::Write(b);
+}
 }  // namespace pqc::results
