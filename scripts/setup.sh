@@ -341,10 +341,15 @@ if [ -n "$want_tests" ]; then
   done
 fi
 
-# How a message tells the user to build a peer of this same OpenSSL.
+# How a message tells the user to build a peer of this same OpenSSL. The default's (no label:
+# PQC_OPENSSL unset, or naming the default release) is the plain command whichever way it was
+# asked for: it is compiled into the default tree's pqc-bench, and `PQC_OPENSSL=3.5` (as
+# openssl-versions.sh asks) must not change that tree's flags and recompile its tool.
 PQC_PEERS_PREFIX=""
-[ -n "${PQC_OPENSSL:-}" ] && PQC_PEERS_PREFIX="PQC_OPENSSL=${PQC_OPENSSL} "
-[ -n "${PQC_OPENSSL_FLAGS:-}" ] && PQC_PEERS_PREFIX+="PQC_OPENSSL_FLAGS='${PQC_OPENSSL_FLAGS}' "
+if [ -n "$LABEL" ]; then
+  [ -n "${PQC_OPENSSL:-}" ] && PQC_PEERS_PREFIX="PQC_OPENSSL=${PQC_OPENSSL} "
+  [ -n "${PQC_OPENSSL_FLAGS:-}" ] && PQC_PEERS_PREFIX+="PQC_OPENSSL_FLAGS='${PQC_OPENSSL_FLAGS}' "
+fi
 # The default keeps env.sh; a variant has its own, named by its label.
 ENVFILE="$CACHE/env.sh"
 [ -n "$LABEL" ] && ENVFILE="$CACHE/env-openssl-$LABEL.sh"
