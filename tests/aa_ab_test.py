@@ -11,10 +11,11 @@
     not, and it is real: 0 to 29 of 80 cells flagged on this machine, and once two arms of one
     run +28 % and +31 % slower than the other run throughout, failing a 5 % gate while the
     runs' own controls were clean — so its gates and cells are logged, not judged. With the
-    runs as replicates (`compare 1 2 --against 3 4`, the form docs/cli.md gives for CI gates)
-    the two 5 % gates must pass (exit 0) and at most 20 % of its cells (arm × phase ×
-    mean/p50/p95/p99) be detectable — with intervals over connections the same two runs
-    "differed" in 68 of 80.
+    runs as replicates, the sides alternating in time as docs/cli.md asks of CI gates
+    (`compare 1 3 --against 2 4`), the two 5 % gates may fail for at most one of the four arms
+    (each gate is a one-sided 2.5 % test: demanding all eight pass failed an honest run in CI)
+    and at most 20 % of its cells (arm × phase × mean/p50/p95/p99) be detectable — with
+    intervals over connections the same two runs "differed" in 68 of 80.
 (b) A/B with a known difference (root: the emulated link; skipped otherwise): one X25519 arm
     over `[networks.rtt20]` at rtt = "20ms", then the same network at "21ms". Connect is one
     round trip, so compare must find its p50 +1 ms (the handshake's too), with an interval
@@ -80,6 +81,13 @@ AA_MAX_DETECTABLE = 0.20
 # 94 % of the time with intervals over connections, which called ~70 % of identical pairs
 # different.
 AA_MAX_HANDSHAKE_P50 = 3
+# Of compare's eight gates with the runs as replicates (4 arms x handshake and total p50, each
+# `> +5%`): each fails an A/A pair with at most 2.5 % probability (the interval's lower end above
+# +5 %), and an arm's two gates move together (the handshake is most of the total), so one arm
+# crosses in up to about 10 % of honest runs (it did, in CI); two arms, if they drift apart
+# from each other, in under 1 % (a drift a run's arms share is what alternating the sides puts
+# inside each side's spread).
+AA_MAX_GATED_ARMS = 1
 # (b): the known difference, and how far from it an interval may end. Connect is the network
 # alone (the emulator's release error is tens of microseconds, docs/link.md); the handshake
 # adds both sides' cryptography, whose CPU time varies between two runs on a shared machine.
@@ -216,7 +224,7 @@ def part_aa(bench, tmp):
     # flagged, and a 5 % gate failed once at +31 %). Compare must say what its intervals leave
     # out; its gates and cells are logged, not judged.
     cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[:2], [], tmp / "aa-single.json",
-                                                   "one run per side", "trial", judge_gates=False)
+                                                   "one run per side", "trial")
     failures += f
     log(f"A/A compare, one run per side: {flagged} of {total} cells detectable, gates exit "
         f"{cmp.returncode} (drift between runs is not in these intervals; not judged)")
@@ -224,12 +232,17 @@ def part_aa(bench, tmp):
             json.dumps(doc):
         failures.append("compare of one run per side does not say that drift between runs is "
                         "not in its intervals")
-    # Runs as the replicates: two runs per side, so the variance between runs is in the interval.
-    cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[:2], runs[2:],
+    # Runs as the replicates: two runs per side, so the variance between runs is in the
+    # interval. The sides alternate in time (runs 1 and 3 against 2 and 4), as a user's CI
+    # should run them: the machine's drift is correlated in time, and 1 2 against 3 4 put
+    # adjacent runs on one side — in CI both of one side's runs of an arm sat +23 % above the
+    # other's while agreeing with each other, and its 5 % gate failed. Alternating, a drift
+    # lands within each side's spread, where the interval counts it.
+    cmp, doc, flagged, total, arms, f = aa_compare(bench, runs[0::2], runs[1::2],
                                                    tmp / "aa-against.json", "runs as replicates",
-                                                   "run")
+                                                   "run", max_gated_arms=AA_MAX_GATED_ARMS)
     failures += f
-    log(f"A/A compare, runs as replicates (1 2 --against 3 4): {flagged} of {total} cells "
+    log(f"A/A compare, runs as replicates (1 3 --against 2 4): {flagged} of {total} cells "
         f"detectable ({arms} matched arms; limit {AA_MAX_DETECTABLE:.0%})")
     if arms != 4:
         failures.append(f"compare matched {arms} arms, expected 4 (2 groups x 2 copies)")
@@ -242,31 +255,39 @@ def part_aa(bench, tmp):
     return failures
 
 
-def aa_compare(bench, side_a, side_b, out_json, label, replicate, judge_gates=True):
-    """compare of identical runs with both 5 % gates, over the replicate named: they must pass
-    (when judge_gates; otherwise a failed gate is only logged). Returns (process, document,
-    detectable cells, cells, matched arms, failures)."""
+def aa_compare(bench, side_a, side_b, out_json, label, replicate, max_gated_arms=None):
+    """compare of identical runs with both 5 % gates, over the replicate named: they may fail for
+    at most `max_gated_arms` arms (None: a failed gate is only logged, not judged). Returns
+    (process, document, detectable cells, cells, matched arms, failures)."""
     cmp, doc = compare(bench, side_a[0], side_a[1], out_json, "handshake.p50 > +5%",
                        "total.p50 > +5%", against=side_b)
-    gates = check_gates_pass(label, cmp, doc)
-    for g in gates if not judge_gates else []:
-        log(f"  {g} (not judged: drift between runs)")
-    failures = gates if judge_gates else []
+    crossed = failed_gates(cmp, doc)
+    for g in crossed:
+        log(f"  {label}: compare of identical runs failed a 5 % gate: {g}")
+    failures = []
+    gated_arms = {arm for _, arm, _ in crossed}
+    if max_gated_arms is None:
+        if crossed:
+            log(f"  {label}: gates not judged (drift between runs is not in these intervals)")
+    elif len(gated_arms) > max_gated_arms:
+        failures.append(f"{label}: compare of identical runs failed a 5 % gate for "
+                        f"{len(gated_arms)} arms (exit {cmp.returncode}; at most "
+                        f"{max_gated_arms} may): {crossed}")
     if cmp.returncode not in (0, 4):
         failures.append(f"{label}: compare exit {cmp.returncode}: {cmp.stderr[-500:]}")
+    if (cmp.returncode == 4) != bool(crossed):
+        failures.append(f"{label}: compare exit {cmp.returncode} but {len(crossed)} failed "
+                        "gates in its document")
     if doc.get("replicate") != replicate:
         failures.append(f"{label}: replicate {doc.get('replicate')!r}, not {replicate!r}")
     flagged, total, arms, f = count_cells(label, doc)
     return cmp, doc, flagged, total, arms, failures + f
 
 
-def check_gates_pass(label, cmp, doc):
-    if cmp.returncode == 0:
-        return []
-    crossed = [(g["gate"], g["arm"], g["difference_us"]["verdict"])
-               for g in doc["gates"] if g["failed"]]
-    return [f"{label}: compare of identical runs failed a 5 % gate (exit {cmp.returncode}): "
-            f"{crossed}"]
+def failed_gates(cmp, doc):
+    """The gates compare failed: (gate, arm, verdict) each."""
+    return [(g["gate"], g["arm"], g["difference_us"]["verdict"])
+            for g in doc["gates"] if g["failed"]]
 
 
 def count_cells(label, doc):
