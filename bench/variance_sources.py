@@ -14,18 +14,24 @@ falls on every setting alike. From each run's summary.json:
   between-trial variance that is drift in time (pairing by block removes it); and lag-1: the
   correlation of neighbouring blocks' means (slow drift across blocks);
 - the handshake p50 itself (placement moves the level too: a setting that cuts variance by
-  measuring a different machine is not a free default).
+  measuring a different machine is not a free default);
+- and what a stopping study would pay: the SD of the per-block difference of the two arms'
+  p50 and p99, and the blocks (and minutes) that ±5 % at p50 and ±15 % at p99 would take.
+
+Settings: placement and polling (default, apart, together, busy, apart-busy), one server kept
+for the whole run instead of one per trial (kept), and the trial's length (1s, 5s).
 
 Trials are judged with max_lag_p99 = 20ms (on this 2-core host the 1 ms default calls most
 trials saturated; here every trial's spread is what is studied, and the report says so).
 
 usage: bench/variance_sources.py [--build DIR] [--runs 3] [--blocks 8]
-                                 [--settings default,apart,together,busy,apart-busy]
+                                 [--settings default,apart,together,busy,apart-busy,kept,1s,5s]
                                  [--json FILE]
 """
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -43,7 +49,18 @@ SETTINGS = {
     "busy": (["busy_poll=true"], "unpinned, the client busy-polls"),
     "apart-busy": (["client_cpus=0", "server_cpus=1", "busy_poll=true"],
                    "apart, and the client busy-polls"),
+    # The trial's length: does the between-trial variance shrink with longer trials (the
+    # moment averaged out), or stay (stats/trial_plan.h's model, which AdviseTrialLength uses)?
+    # Per-process state: one server for the whole run (the embedded server started once with
+    # `serve`, the run pointed at it with --target) instead of a server started for each trial.
+    "kept": (["@kept"], "one server kept for the run (serve + --target)"),
+    "1s": (["duration=1s"], "trials of 1 s"),
+    "5s": (["duration=5s"], "trials of 5 s"),
 }
+# What a stopping study is asked by default here (scenarios.md): the hybrid's p50 to ±5 % and
+# its p99 to ±15 % of the baseline — the blocks each needs at this setting's spread of block
+# differences, by the normal approximation n = (1.96 · SD / target)².
+TARGET_PCT = {"p50": 5.0, "p99": 15.0}
 
 SCENARIO = """title = "variance sources: the quick study's fresh arms"
 [tls]
@@ -107,17 +124,58 @@ def analyse(summary):
               for i in ids if any(i in b for b in by_block.values())}
     means = [statistics.fmean(b[i] / levels[i] for i in b) for _, b in sorted(by_block.items())]
     out["lag1"] = corr(means[:-1], means[1:]) if len(means) >= 4 else None
+    # The paired difference a stopping study judges: per block, hybrid − X25519, in % of the
+    # X25519 arm's level; its SD sets the blocks a question needs.
+    for stat in ("p50", "p99"):
+        key = f"handshake_{stat}"
+        per = {}
+        for t in summary["trials"]:
+            if t["valid"] and t.get(key) is not None:
+                per.setdefault(t["block"], {})[t["arm"]] = t[key]
+        base = [b[ids[0]] for b in per.values() if ids[0] in b]
+        diffs = [b[ids[1]] - b[ids[0]] for b in per.values() if ids[0] in b and ids[1] in b]
+        sd = (100 * statistics.stdev(diffs) / statistics.median(base)
+              if len(diffs) >= 3 and base else None)
+        out[f"sd_diff_{stat}"] = sd
+        out[f"blocks_{stat}"] = (1.96 * sd / TARGET_PCT[stat]) ** 2 if sd is not None else None
     return out
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def run_once(binary, scenario, sets, results):
     before = set(os.listdir(results)) if os.path.isdir(results) else set()
     cmd = [binary, "run", scenario, "--results", results]
+    server = None
     for s in sets:
-        cmd += ["--set", s]
+        if s == "@kept":
+            port = free_port()
+            ca = os.path.join(results, f"kept-ca-{port}.pem")
+            os.makedirs(results, exist_ok=True)
+            server = subprocess.Popen([binary, "serve", "--listen", f"127.0.0.1:{port}",
+                                       "--groups", "X25519MLKEM768/X25519", "--write-ca", ca,
+                                       "--duration", "30m"], cwd=ROOT,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(100):  # the CA file is written once the server listens
+                if os.path.exists(ca) and os.path.getsize(ca) > 0:
+                    break
+                time.sleep(0.1)
+            cmd += ["--target", f"127.0.0.1:{port}", "--ca", ca]
+        else:
+            cmd += ["--set", s]
     started = time.monotonic()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
     seconds = time.monotonic() - started
+    before.update(f for f in os.listdir(results) if f.startswith("kept-ca-"))
     made = sorted(set(os.listdir(results)) - before)
     if p.returncode not in (0, 1) or not made:
         sys.exit(f"variance_sources: {' '.join(cmd)} exited {p.returncode}:\n{p.stderr[-2000:]}")
@@ -165,6 +223,7 @@ def main():
                 summary, seconds = run_once(binary, scenario, SETTINGS[n][0], results)
                 numbers = analyse(summary)
                 numbers["seconds"] = seconds
+                numbers["block_s"] = seconds / args.blocks
                 runs[n].append(numbers)
                 print(f"round {r + 1}/{args.runs} {n:11} {seconds:5.0f} s  " + "  ".join(
                     f"{label}: DE p50 {fmt(a['de_p50'], '.1f')} p99 {fmt(a['de_p99'], '.1f')}"
@@ -175,7 +234,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(runs, f, indent=1)
-    print(f"\nmedians over {args.runs} runs of {args.blocks} blocks (2 arms, 2 s trials):")
+    print(f"\nmedians over {args.runs} runs of {args.blocks} blocks (2 arms; 2 s trials unless "
+          "the setting says):")
     print(f"{'setting':11} {'DE p50':>7} {'DE p99':>7} {'SD p50':>7} {'shared':>7} {'lag-1':>6}"
           f" {'p50 µs X25519':>14} {'hybrid':>7}  what")
     for n in names:
@@ -189,6 +249,19 @@ def main():
               f" {fmt(median_of([l[0]['p50_us'] for l in levels]), '14.0f')}"
               f" {fmt(median_of([l[1]['p50_us'] for l in levels if len(l) > 1]), '7.0f')}"
               f"  {SETTINGS[n][1]}")
+    print(f"\nthe hybrid's handshake difference per block (SD in % of X25519's p50), and what "
+          f"±{TARGET_PCT['p50']:g} % at p50 and ±{TARGET_PCT['p99']:g} % at p99 would cost:")
+    print(f"{'setting':11} {'block s':>7} {'SD p50':>7} {'blocks':>7} {'minutes':>8}"
+          f" {'SD p99':>7} {'blocks':>7} {'minutes':>8}")
+    for n in names:
+        block_s = median_of([run["block_s"] for run in runs[n]])
+        row = f"{n:11} {fmt(block_s, '7.1f')}"
+        for stat in ("p50", "p99"):
+            blocks = median_of([run[f"blocks_{stat}"] for run in runs[n]])
+            minutes = blocks * block_s / 60 if blocks is not None and block_s else None
+            row += (f" {fmt(median_of([run[f'sd_diff_{stat}'] for run in runs[n]]), '6.1f')}%"
+                    f" {fmt(blocks, '7.0f')} {fmt(minutes, '8.1f')}")
+        print(row)
 
 
 if __name__ == "__main__":
