@@ -21,8 +21,8 @@ falls on every setting alike. From each run's summary.json:
 Settings: placement and polling (default, apart, together, busy, apart-busy), one server kept
 for the whole run instead of one per trial (kept), and the trial's length (1s, 5s).
 
-Trials are judged with max_lag_p99 = 20ms (on this 2-core host the 1 ms default calls most
-trials saturated; here every trial's spread is what is studied, and the report says so).
+Trials are judged with max_lag_p99 = 20ms (the tool's default since 2026-12-05; at the 1 ms it
+used to be, most trials on this 2-core host were called saturated).
 
 usage: bench/variance_sources.py [--build DIR] [--runs 3] [--blocks 8]
                                  [--settings default,apart,together,busy,apart-busy,kept,1s,5s]

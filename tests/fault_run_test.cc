@@ -209,8 +209,9 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
 }
 
 // The emulated link is judged like the load generator: a trial whose mover released packets
-// later (p99) than the arm's max_lag_p99 is invalid, and says so. With a 1 µs limit no mover
-// can keep it (its own release error is a few µs at the median); with 5 s every mover does.
+// later (p99) than the arm's max_link_late_p99 is invalid, and says so. With a 1 µs limit no
+// mover can keep it (its own release error is a few µs at the median); with 5 s every mover
+// does.
 TEST(FaultRunTest, LinkLaterThanTheLagLimitInvalidatesTheTrial) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TUN devices)";
   test::TempDir tmp("fault-run-link-late");
@@ -222,7 +223,7 @@ TEST(FaultRunTest, LinkLaterThanTheLagLimitInvalidatesTheTrial) {
                   "network = \"wan\"\n"
                   "[networks.wan]\nrtt = \"4ms\"\n"
                   "[trials]\ncount = 1\nseed = 5\n"
-                  "[matrix]\nmax_lag_p99 = [\"1us\", \"5s\"]\n");
+                  "[matrix]\nmax_link_late_p99 = [\"1us\", \"5s\"]\n");
   ASSERT_EQ(trials.size(), 2u);
   for (const TrialRow& t : trials) {
     SCOPED_TRACE("arm " + std::to_string(t.arm));

@@ -112,14 +112,18 @@ TEST(Scenario, FullAndSetAndTrialsOverride) {
   auto full = Parse(text, {.full = true});
   ASSERT_TRUE(full);
   EXPECT_EQ(full->base.duration, 300'000'000'000);
-  auto set = Parse(
-      text,
-      {.overrides = {"duration=3s", "rate=50", "chain=ml-dsa-65", "max_lag_p99=5ms"}, .trials = 1});
+  // The schedule's and the emulated link's limits are separate, with their own defaults.
+  EXPECT_EQ(quick->base.max_lag_p99, 20'000'000);
+  EXPECT_EQ(quick->base.max_link_late_p99, 1'000'000);
+  auto set = Parse(text, {.overrides = {"duration=3s", "rate=50", "chain=ml-dsa-65",
+                                        "max_lag_p99=5ms", "max_link_late_p99=250us"},
+                          .trials = 1});
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(set->base.duration, 3'000'000'000);
   EXPECT_DOUBLE_EQ(set->base.rate, 50);
   EXPECT_EQ(set->base.chain.text, "ml-dsa-65");
   EXPECT_EQ(set->base.max_lag_p99, 5'000'000);
+  EXPECT_EQ(set->base.max_link_late_p99, 250'000);
   EXPECT_EQ(set->trials, 1u);
 }
 

@@ -312,6 +312,7 @@ TEST(LoadSummary, ReuseConnectionsMustCompleteEveryRequest) {
 
 TEST(LoadSummary, SaturationByLag) {
   FakeRun run;
+  run.result.options.max_lag_p99 = 1'000 * kUs;  // a strict limit (the default is 20 ms)
   for (int i = 0; i < 100; ++i) run.Add(i * 100);
   EXPECT_FALSE(run.Summary().loadgen.saturated);
   // Two late starts of 5 ms: the p99 of 100 lags interpolates between them.
@@ -321,12 +322,36 @@ TEST(LoadSummary, SaturationByLag) {
   EXPECT_TRUE(s.loadgen.saturated_by_lag);
   EXPECT_FALSE(s.loadgen.saturated_by_cpu);
   EXPECT_DOUBLE_EQ(s.loadgen.lag_p99_us, 5010);
-  EXPECT_TRUE(HasReason(s, "load generator saturated: lag p99 5010.0 µs > 1000 µs")) << Reasons(s);
+  EXPECT_TRUE(HasReason(s, "load generator saturated: lag p99 5010.0 µs > 1000 µs (median 10.0 µs"))
+      << Reasons(s);
   // One late start among 100 stays under the p99.
   run.result.connections[98].actual_start -= 5'000 * kUs;
   const LoadSummary ok = run.Summary();
   EXPECT_LT(ok.loadgen.lag_p99_us, 1000);
   EXPECT_TRUE(ok.valid()) << Reasons(ok);
+}
+
+// At the default limit (20 ms) a machine's pauses — a few starts late by milliseconds, the
+// median on time — leave the trial valid; a generator behind its schedule, late by more and
+// more, does not.
+TEST(LoadSummary, TheDefaultLagLimitTellsAPauseFromABacklog) {
+  FakeRun run;
+  ASSERT_EQ(run.result.options.max_lag_p99, 20'000 * kUs);
+  for (int i = 0; i < 100; ++i) run.Add(i * 100);
+  for (int i : {40, 41, 97, 98, 99}) run.result.connections[i].actual_start += 11'000 * kUs;
+  const LoadSummary paused = run.Summary();
+  EXPECT_GT(paused.loadgen.lag_p99_us, 1000);
+  EXPECT_TRUE(paused.valid()) << Reasons(paused);
+  // Behind: each start 1 ms later than the one before (100 ms at the end).
+  for (int i = 0; i < 100; ++i) {
+    run.result.connections[i].actual_start =
+        run.result.connections[i].intended_start + i * 1'000 * kUs;
+  }
+  const LoadSummary behind = run.Summary();
+  EXPECT_TRUE(behind.loadgen.saturated_by_lag);
+  EXPECT_GT(behind.loadgen.lag_p50_us, 20'000);
+  EXPECT_TRUE(HasReason(behind, "load generator saturated: lag p99 ")) << Reasons(behind);
+  EXPECT_TRUE(HasReason(behind, "> 20000 µs (median ")) << Reasons(behind);
 }
 
 TEST(LoadSummary, SaturationByCpu) {

@@ -75,8 +75,12 @@ struct LoadOptions {
   // rejection, or tickets that allow none, is then the expectation, and acceptance invalid).
   bool early_rejection_expected = false;
   double max_error_rate = 0.01;
-  // Saturation: lag p99 limit and CPU share of the client's threads.
-  Nanos max_lag_p99 = 1'000'000;
+  // Saturation: lag p99 limit and CPU share of the client's threads. 20 ms: a generator that
+  // falls behind its schedule is late by hundreds of ms within a second, while a shared
+  // machine's pauses delay 1 % of starts by 1-11 ms (docs/methodology.md, "Trials called
+  // saturated on a shared machine"); those pauses are in the total phase, timed from each
+  // connection's intended start.
+  Nanos max_lag_p99 = 20'000'000;
   double max_cpu_share = 0.90;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "core/split.h"
@@ -314,8 +315,13 @@ LoadSummary Summarize(const LoadResult& result) {
                               static_cast<double>(o.max_start_late) / 1e6));
   }
   if (g.saturated_by_lag) {
-    why.push_back(fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs", g.lag_p99_us,
-                              g.lag_limit_us));
+    // The median and the CPU say which: a generator behind its schedule is late at the median
+    // too, a machine that paused is late only in its tail.
+    const std::string cpu =
+        std::isnan(g.cpu_share) ? "" : fmt::format(", CPU {:.1f} %", g.cpu_share * 100);
+    why.push_back(
+        fmt::format("load generator saturated: lag p99 {:.1f} µs > {} µs (median {:.1f} µs{})",
+                    g.lag_p99_us, g.lag_limit_us, g.lag_p50_us, cpu));
   }
   if (g.saturated_by_cpu) {
     why.push_back(fmt::format("load generator saturated: CPU {:.1f} % of {} threads > {:.4g} %",

@@ -548,9 +548,15 @@ constexpr std::array kKeys = {
                K::kClient, false, "--max-error-rate", &SetErrorRate,
                &Echo<&ArmSettings::max_error_rate>},
     SettingKey{"load", "max_lag_p99",
-               "lag p99 (intended → actual start) above which a trial is invalid (\"1ms\")",
+               "start lag p99 (intended → actual start) above which a trial is invalid: the load "
+               "generator behind its schedule (\"20ms\")",
                K::kClient, false, "--max-lag-p99", &SetDuration<&ArmSettings::max_lag_p99, false>,
                &EchoDuration<&ArmSettings::max_lag_p99>},
+    SettingKey{"load", "max_link_late_p99",
+               "the emulated link's packet release error p99 above which a trial is invalid "
+               "(\"1ms\")",
+               K::kClient, false, "", &SetDuration<&ArmSettings::max_link_late_p99, false>,
+               &EchoDuration<&ArmSettings::max_link_late_p99>},
     SettingKey{"load", "network", "network profile: \"loopback\" or a [networks.NAME] of this file",
                K::kClient, false, "",
                [](const toml::node& v,
