@@ -42,6 +42,7 @@ rate = 150
 duration = "2s"
 warmup = "1s"
 max_lag_p99 = "1s"
+max_link_late_p99 = "1s"
 [trials]
 count = 1
 seed = 3

@@ -51,6 +51,7 @@ warmup = "2s"
 # Three shards and their target share this machine's cores: lateness of milliseconds is the
 # machine's, not what the soak is about.
 max_lag_p99 = "500ms"
+max_link_late_p99 = "500ms"
 [trials]
 count = {count}
 seed = 30

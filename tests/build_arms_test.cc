@@ -72,7 +72,7 @@ std::string Study(const std::string& builds, const std::string& matrix) {
       "title = \"build_arms_test\"\n"
       "[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
       "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"1s\"\nwarmup = \"300ms\"\n"
-      "max_lag_p99 = \"5s\"\n"
+      "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"
       "[trials]\ncount = 3\nseed = 7\n";
   text.append(builds).append("[matrix]\n").append(matrix);
   return text;

@@ -123,7 +123,7 @@ TEST(FaultRunTest, ExternalTargetBrokenForOneArmLeavesTheOtherIntact) {
                       "\"\n"
                       "[tls]\ngroup = \"X25519\"\nchain = \"ecdsa-p256\"\n"
                       "[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\nwarmup = \"0s\"\n"
-                      "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
+                      "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\ntimeout = \"2s\"\n"
                       "[trials]\ncount = 2\nseed = 3\n"
                       "[matrix]\npayload = [\"OK\", \"10K\"]\n");
   ASSERT_EQ(trials.size(), 4u);
@@ -156,7 +156,7 @@ TEST(FaultRunTest, EmbeddedTargetKilledMidTrialInvalidatesOnlyThatTrial) {
             "title = \"target killed\"\n"
             "[tls]\nchain = \"ecdsa-p256\"\n"
             "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"3s\"\nwarmup = \"0s\"\n"
-            "max_lag_p99 = \"5s\"\ntimeout = \"2s\"\n"
+            "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\ntimeout = \"2s\"\n"
             "[trials]\ncount = 1\nseed = 3\n"
             "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n");
   const std::string root = dir + "/results";

@@ -87,11 +87,12 @@ TEST(FullDiskTest, NoStoredTrialIsLostAndResumeFinishesOnceThereIsRoom) {
   Tmpfs small(volume, "48m");
   ASSERT_TRUE(small.mounted()) << "mount tmpfs on " << volume;
   const std::string scenario = tmp.path() + "/six.toml";
-  test::WriteFile(scenario,
-                  "title = \"six\"\n[tls]\nchain = \"ecdsa-p256\"\n"
-                  "[load]\nmode = \"fresh\"\nrate = 100\nduration = \"2s\"\nwarmup = \"1s\"\n"
-                  "max_lag_p99 = \"5s\"\n[trials]\ncount = 3\nseed = 11\n"
-                  "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n");
+  test::WriteFile(
+      scenario,
+      "title = \"six\"\n[tls]\nchain = \"ecdsa-p256\"\n"
+      "[load]\nmode = \"fresh\"\nrate = 100\nduration = \"2s\"\nwarmup = \"1s\"\n"
+      "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n[trials]\ncount = 3\nseed = 11\n"
+      "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n");
   test::BenchChild run =
       test::SpawnBench({"run", scenario, "--results", volume + "/results"}, tmp.path());
   // Into the third trial's load (two stored), then the filesystem is filled to the last byte.

@@ -80,7 +80,7 @@ std::string Scenario(int trials, const std::string& duration, const std::string&
          "\"\n"
          // The schedule's lag is not what these tests judge; on a loaded machine a 1 ms limit
          // would leave no valid trial, and such a run exits 1.
-         "max_lag_p99 = \"5s\"\n"
+         "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"
          "[trials]\ncount = " +
          std::to_string(trials) + "\nseed = " + std::to_string(seed) +
          "\n"
@@ -336,7 +336,8 @@ TEST(RunTest, TwoSiteNetworkLoadsFromBothSitesInOneTrial) {
   WriteFile(tmp / "sites.toml",
             "title = \"two sites\"\n[tls]\nchain = \"ecdsa-p256\"\ngroup = \"X25519\"\n"
             "[load]\nmode = \"fresh\"\nrate = 20\nduration = \"2s\"\nwarmup = \"1s\"\n"
-            "network = \"both\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\nseed = 3\n"
+            "network = \"both\"\nmax_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n[trials]\ncount "
+            "= 1\nseed = 3\n"
             "[networks.a]\nrtt = \"4ms\"\n[networks.b]\nrtt = \"12ms\"\n"
             "[networks.both]\nsites = [\"a\", \"b\"]\n");
   const Finished f = Exec({"run", tmp / "sites.toml", "--results", tmp / "results"}, tmp.path(),
@@ -601,7 +602,8 @@ TEST(RunTest, SlhDsaArmFailsWithItsProbeAndTheOtherArmRuns) {
       "title = \"slh\"\n"
       "[tls]\ngroup = \"X25519MLKEM768\"\n"
       "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"2s\"\nwarmup = \"1s\"\n"
-      "max_lag_p99 = \"5s\"\n"  // the healthy arm must be valid on a loaded machine too
+      "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"  // the healthy arm must be valid on a
+                                                            // loaded machine too
       "[trials]\ncount = 1\nseed = 5\n"
       "[matrix]\nchain = [\"ecdsa-p256\", \"slh-dsa-sha2-128f\"]\n");
   ASSERT_EQ(r.f.rc, 0) << Describe(r.f);
@@ -665,7 +667,7 @@ TEST(RunTest, RunWithNoValidTrialExitsOneAndSaysSoLast) {
   WriteFile(mixed,
             "title = \"one arm valid\"\n"
             "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"1s\"\nwarmup = \"0s\"\n"
-            "max_lag_p99 = \"5s\"\n"
+            "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"
             "[trials]\ncount = 1\n"
             "[matrix]\nchain = [\"ecdsa-p256\", \"slh-dsa-sha2-128f\"]\n");
   Finished g = Exec({"run", mixed, "--results", root}, tmp.path(), std::chrono::seconds(60));
@@ -717,13 +719,13 @@ TEST(RunTest, TargetMatrixVerifiesEachArmWithItsOwnTrust) {
   TempDir tmp;
   ExternalServe server(tmp.path());
   ASSERT_NE(server.address, "") << pqc::test::ReadFile(server.child.out_path);
-  ScenarioRun r = RunScenarioText(tmp, "targets",
-                                  "title = \"targets\"\n[target]\naddress = \"" + server.address +
-                                      "\"\nca = \"" + server.ca +
-                                      "\"\n[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\n"
-                                      "warmup = \"0s\"\nmax_lag_p99 = \"5s\"\n[trials]\ncount = 1\n"
-                                      "[matrix]\ntarget = [\"embedded\", \"external\"]\n",
-                                  std::chrono::seconds(90));
+  ScenarioRun r = RunScenarioText(
+      tmp, "targets",
+      "title = \"targets\"\n[target]\naddress = \"" + server.address + "\"\nca = \"" + server.ca +
+          "\"\n[load]\nmode = \"fresh\"\nrate = 40\nduration = \"1s\"\n"
+          "warmup = \"0s\"\nmax_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n[trials]\ncount = 1\n"
+          "[matrix]\ntarget = [\"embedded\", \"external\"]\n",
+      std::chrono::seconds(90));
   ASSERT_EQ(r.f.rc, 0) << Describe(r.f);
   ASSERT_FALSE(r.dir.empty());
   const nlohmann::json& summary = r.summary;
@@ -762,9 +764,16 @@ TEST(RunTest, ShippedScenarioAgainstAnExternalServer) {
   EXPECT_NE(untrusted.err.find("--ca FILE"), std::string::npos) << Describe(untrusted);
   EXPECT_TRUE(RunDirs(root).empty()) << "no trial may run";
 
-  Finished ok = Exec({"run", scenario, "--target", server.address, "--ca", server.ca, "--set",
-                      "duration=1s", "--set", "warmup=1s", "--set", "max_lag_p99=5s", "--set",
-                      "rate=50", "--trials", "1", "--results", root},
+  Finished ok = Exec({"run",       scenario,
+                      "--target",  server.address,
+                      "--ca",      server.ca,
+                      "--set",     "duration=1s",
+                      "--set",     "warmup=1s",
+                      "--set",     "max_lag_p99=5s",
+                      "--set",     "max_link_late_p99=5s",
+                      "--set",     "rate=50",
+                      "--trials",  "1",
+                      "--results", root},
                      tmp.path(), std::chrono::seconds(120));
   ASSERT_EQ(ok.rc, 0) << Describe(ok);
   auto dirs = RunDirs(root);
@@ -802,6 +811,7 @@ nlohmann::json RunShipped(const TempDir& tmp, const std::string& name, const std
                                    "--set",     "warmup=1s",
                                    "--set",     "rate=40",
                                    "--set",     "max_lag_p99=5s",
+                                   "--set",     "max_link_late_p99=5s",
                                    "--trials",  "1",
                                    "--results", root};
   args.insert(args.end(), extra.begin(), extra.end());

@@ -43,6 +43,7 @@ network = "regions"
 # Three sites' threads, the server and the mover share two cores here: the schedule's lag is
 # not what this test judges (the round trips are).
 max_lag_p99 = "500ms"
+max_link_late_p99 = "500ms"
 [trials]
 count = 1
 seed = 11

@@ -50,7 +50,7 @@ std::string Study(const std::string& stop) {
       "title = \"stop_run_test\"\n"
       "[tls]\nchain = \"ecdsa-p256\"\n"
       "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"600ms\"\nwarmup = \"200ms\"\n"
-      "max_lag_p99 = \"5s\"\n"
+      "max_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"
       "[trials]\ncount = 2\nseed = 5\n"
       "[matrix]\ngroup = [\"X25519\", \"X25519MLKEM768\"]\n";
   if (!stop.empty()) text.append("[stop]\n").append(stop);

@@ -217,11 +217,12 @@ class SupervisionTest : public ::testing::Test {
   void RunDiesAndIsNoticed(const std::string& kind, const std::string& needle,
                            const std::vector<std::string>& extra) {
     const std::string scenario = dir_ + "/die.toml";
-    test::WriteFile(scenario, "title = \"die\"\n[target]\nkind = \"" + kind +
-                                  "\"\n[tls]\nchain = \"ecdsa-p256\"\n"
-                                  "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"20s\"\n"
-                                  "warmup = \"1s\"\nmax_lag_p99 = \"5s\"\n"
-                                  "[trials]\ncount = 1\nseed = 3\n");
+    test::WriteFile(scenario,
+                    "title = \"die\"\n[target]\nkind = \"" + kind +
+                        "\"\n[tls]\nchain = \"ecdsa-p256\"\n"
+                        "[load]\nmode = \"fresh\"\nrate = 50\nduration = \"20s\"\n"
+                        "warmup = \"1s\"\nmax_lag_p99 = \"5s\"\nmax_link_late_p99 = \"5s\"\n"
+                        "[trials]\ncount = 1\nseed = 3\n");
     std::vector<std::string> args = {"run", scenario, "--results", dir_ + "/results"};
     args.insert(args.end(), extra.begin(), extra.end());
     test::BenchChild run = test::SpawnBench(args, dir_);
