@@ -340,8 +340,12 @@ TEST(RunTest, TwoSiteNetworkLoadsFromBothSitesInOneTrial) {
             "= 1\nseed = 3\n"
             "[networks.a]\nrtt = \"4ms\"\n[networks.b]\nrtt = \"12ms\"\n"
             "[networks.both]\nsites = [\"a\", \"b\"]\n");
-  const Finished f = Exec({"run", tmp / "sites.toml", "--results", tmp / "results"}, tmp.path(),
-                          std::chrono::seconds(240));
+  // The sites share one start instant; under ThreadSanitizer one site's loader once began
+  // 77 ms after it (the 10 ms default invalidates that): the structure, not the start, is
+  // judged here.
+  const Finished f =
+      Exec({"run", tmp / "sites.toml", "--results", tmp / "results", "--start-tolerance", "5s"},
+           tmp.path(), std::chrono::seconds(240));
   ASSERT_EQ(f.rc, 0) << Describe(f);
   auto dirs = RunDirs(tmp / "results");
   ASSERT_EQ(dirs.size(), 1u);
