@@ -455,6 +455,29 @@ TEST(RunTest, SigintStopsBetweenTrialsAndResumeFinishes) {
   ASSERT_FALSE(partial.is_discarded());
   EXPECT_EQ(partial["run"]["complete"], false);
 
+  // A copy whose first stored trial sits where this version's plan puts the other arm (a run
+  // another version ordered): --resume refuses it, names the trial, and runs nothing.
+  const std::string moved = tmp / "moved";
+  std::filesystem::copy(dir, moved, std::filesystem::copy_options::recursive);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((moved + "/results.sqlite").c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "UPDATE trials SET arm_id = 3 - arm_id "
+                           "WHERE seq = (SELECT min(seq) FROM trials)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Finished refused = Exec({"run", "--resume", moved}, tmp.path(), std::chrono::seconds(30));
+  EXPECT_EQ(refused.rc, 2) << Describe(refused);
+  EXPECT_NE(refused.err.find("planned by another version"), std::string::npos) << refused.err;
+  {
+    Sql sql(moved + "/results.sqlite");
+    ASSERT_TRUE(sql.ok()) << sql.error();
+    EXPECT_EQ(sql.Int("SELECT count(*) FROM trials WHERE interrupted = 0"), before);
+  }
+
   Finished resumed = Exec({"run", "--resume", dir}, tmp.path(), std::chrono::seconds(60));
   ASSERT_EQ(resumed.rc, 0) << Describe(resumed);
   EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;

@@ -104,6 +104,92 @@ TEST(Scenario, BlockOrderIsAFairPermutation) {
   }
 }
 
+// Position of arm `arm` (1-based id) in block `b` of `plan`.
+size_t PositionIn(const Plan& plan, uint32_t b, uint32_t arm) {
+  size_t pos = 0;
+  for (const PlannedTrial& t : plan.trials) {
+    if (t.block != b) continue;
+    if (t.arm == arm) return pos;
+    ++pos;
+  }
+  return SIZE_MAX;
+}
+
+TEST(Scenario, AnAdjacentFactorsArmsRunNextToEachOtherInEveryBlock) {
+  // [trials] adjacent = "group": the two arms of each mode (one per group) are neighbours;
+  // which pair comes first, and which group leads in a pair, are both drawn.
+  std::string text = kTwoByThree;
+  text.replace(text.find("seed = 42"), 9, "seed = 42\nadjacent = \"group\"");
+  auto s = Parse(text);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->adjacent, "group");
+  s->trials = 400;
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->adjacent, "group");
+  std::map<uint32_t, int> x25519_first;  // per mode (arm id of its X25519 arm): times it led
+  std::map<uint32_t, int> first_pair;    // which X25519 arm's pair opened the block
+  for (uint32_t b = 0; b < 400; ++b) {
+    for (uint32_t x = 1; x <= 3; ++x) {  // arms 1-3 X25519, 4-6 the hybrid, same mode order
+      const size_t a = PositionIn(*plan, b, x), h = PositionIn(*plan, b, x + 3);
+      ASSERT_EQ(a > h ? a - h : h - a, 1u) << "block " << b << ", mode arm " << x;
+      if (a < h) ++x25519_first[x];
+      if (std::min(a, h) == 0) ++first_pair[x];
+    }
+  }
+  for (uint32_t x = 1; x <= 3; ++x) {
+    EXPECT_GT(x25519_first[x], 160) << x;  // expected 200 of 400
+    EXPECT_LT(x25519_first[x], 240) << x;
+    EXPECT_GT(first_pair[x], 100) << x;  // expected 133 of 400
+    EXPECT_LT(first_pair[x], 170) << x;
+  }
+  // The order stays a pure function of the seed.
+  auto again = MakePlan(*s);
+  ASSERT_TRUE(again);
+  for (size_t i = 0; i < plan->trials.size(); ++i)
+    EXPECT_EQ(again->trials[i].arm, plan->trials[i].arm);
+}
+
+TEST(Scenario, TheAdjacentFactorDefaultsToTheOneAStopAsksAboutThenTheBuild) {
+  auto plain = Parse(kTwoByThree);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(AdjacentFactor(*plain), "") << "no [stop], no build: a full shuffle";
+  // Without an adjacent factor the order is the full shuffle runs always had.
+  auto plan = MakePlan(*plain);
+  ASSERT_TRUE(plan);
+  for (uint32_t b = 0; b < 3; ++b) {
+    const std::vector<uint32_t> order = BlockOrder(6, 42, b);
+    for (uint32_t pos = 0; pos < 6; ++pos) EXPECT_EQ(plan->trials[b * 6 + pos].arm, order[pos] + 1);
+  }
+  auto one = Parse(std::string(kTwoByThree) + "[stop]\nfactors = [\"mode\"]\n");
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(AdjacentFactor(*one), "mode");
+  auto both = Parse(std::string(kTwoByThree) + "[stop]\nfactors = [\"mode\", \"group\"]\n");
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(AdjacentFactor(*both), "") << "two factors asked: neither is favoured";
+  auto built = Parse(kTwoByThree, {.builds = {"a=/bin/true", "b=/bin/false"}});
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_EQ(AdjacentFactor(*built), "build");
+  // One value left of the named factor: nothing to keep together.
+  auto only =
+      Parse(std::string(kTwoByThree) + "[stop]\nfactors = [\"mode\"]\n", {.only = {"mode=fresh"}});
+  ASSERT_TRUE(only) << only.error().message;
+  EXPECT_EQ(AdjacentFactor(*only), "");
+}
+
+TEST(Scenario, AnAdjacentFactorNotInTheMatrixIsAnError) {
+  std::string text = kTwoByThree;
+  text.replace(text.find("seed = 42"), 9, "seed = 42\nadjacent = \"groups\"");
+  EXPECT_EQ(ErrorOf(text),
+            "t.toml:12:12: [trials] adjacent: 'groups' is not a factor of the "
+            "matrix (valid: group, mode)");
+  text = kTwoByThree;
+  text.replace(text.find("seed = 42"), 9, "seed = 42\nadjacent = 3");
+  EXPECT_EQ(ErrorOf(text),
+            "t.toml:12:12: adjacent must be the name of a matrix factor, e.g. "
+            "\"group\"");
+}
+
 TEST(Scenario, FullAndSetAndTrialsOverride) {
   const std::string text = std::string(kTwoByThree) + "[full]\nduration = \"5m\"\ntrials = 3\n";
   auto quick = Parse(text);

@@ -285,13 +285,17 @@ int RunMain(int argc, char** argv) {
   ro.serve_address = serve->address;
   ro.rendezvous_timeout = f.shard.rendezvous_timeout;
   ro.max_start_late = f.shard.start_tolerance;
+  const std::string adjacent =
+      plan->adjacent.empty()
+          ? std::string()
+          : fmt::format("; the arms that differ in {} alone run back to back", plan->adjacent);
   if (sc->stop) {
-    fmt::print(stderr, "{}: {} arms; the study stops itself: {} ({} questions)\n", sc->title,
+    fmt::print(stderr, "{}: {} arms; the study stops itself: {} ({} questions){}\n", sc->title,
                plan->arms.size(), scenario::DescribeStop(*sc->stop),
-               scenario::QuestionsOf(*plan, *sc->stop).size());
+               scenario::QuestionsOf(*plan, *sc->stop).size(), adjacent);
   } else {
-    fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}\n", sc->title, plan->arms.size(),
-               sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)");
+    fmt::print(stderr, "{}: {} arms × {} trials = {} trials{}{}\n", sc->title, plan->arms.size(),
+               sc->trials, plan->trials.size(), f.resume.empty() ? "" : " (resuming)", adjacent);
   }
   auto outcome = scenario::RunPlan(*sc, *plan, ro);
   if (!outcome) return ReportError("run", outcome.error());

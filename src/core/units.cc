@@ -151,6 +151,11 @@ std::string FormatBitRate(uint64_t bps) {
   return fmt::format("{}bit", bps);
 }
 
+std::string FormatMicros(double us) {
+  if (std::abs(us) >= 1000) return fmt::format("{:.3f} ms", us / 1000);
+  return std::abs(us) >= 1 ? fmt::format("{:.1f} us", us) : fmt::format("{:.3g} us", us);
+}
+
 std::string FormatPercent(double fraction) {
   // The fewest decimals that read back to the same fraction, never an exponent: 0.03 is
   // "3%", not the "3.0000000000000004%" that fraction * 100 prints as. (A fraction no decimal

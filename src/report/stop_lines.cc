@@ -4,14 +4,12 @@
 
 #include <cmath>
 
+#include "core/units.h"
+
 namespace pqc::report {
 namespace {
 
-std::string MicrosText(std::optional<double> us) {
-  if (!us) return "?";
-  if (std::abs(*us) >= 1000) return fmt::format("{:.3f} ms", *us / 1000);
-  return std::abs(*us) >= 1 ? fmt::format("{:.1f} us", *us) : fmt::format("{:.3g} us", *us);
-}
+std::string MicrosText(std::optional<double> us) { return us ? FormatMicros(*us) : "?"; }
 
 std::string Bound(std::optional<double> v) {
   return v ? fmt::format("{:.1f}", *v) : "?";

@@ -113,14 +113,14 @@ Status ParseBuilds(const Where& where, const toml::table& root, Scenario& s) {
 Status AddBuildFlags(const std::vector<std::string>& flags, Scenario& s) {
   if (flags.empty()) return {};
   for (const Factor& f : s.factors) {
-    if (f.name == "build") {
+    if (f.name == kBuildFactor) {
       return MakeError(ErrorKind::kUsage,
                        fmt::format("--build: {} has a build factor of its own (matrix.build); "
                                    "name the builds there, or drop it to give them here",
                                    s.file));
     }
   }
-  Factor factor{.name = "build", .values = {}};
+  Factor factor{.name = std::string(kBuildFactor), .values = {}};
   for (const std::string& flag : flags) {
     const size_t eq = flag.find('=');
     const std::string name = flag.substr(0, eq);

@@ -34,6 +34,8 @@ namespace pqc::scenario {
 
 // kThisBuild: the build value of an arm measured by the running binary (the default).
 inline constexpr std::string_view kThisBuild = "this";
+// kBuildFactor: the matrix factor whose values name builds (run --build adds it).
+inline constexpr std::string_view kBuildFactor = "build";
 
 struct Build {
   std::string name;

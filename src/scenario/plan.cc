@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace pqc::scenario {
 namespace {
 
@@ -21,6 +23,18 @@ uint64_t Below(uint64_t& state, uint64_t bound) {
   for (;;) {
     const uint64_t x = SplitMix64(state);
     if (x < limit) return x % bound;
+  }
+}
+
+uint64_t BlockState(uint64_t seed, uint32_t block) {
+  return seed ^ (0xD1B54A32D192ED03ULL * (static_cast<uint64_t>(block) + 1));
+}
+
+// Shuffle: Fisher–Yates on `v`, drawing from `state`.
+void Shuffle(std::vector<uint32_t>& v, uint64_t& state) {
+  for (auto i = static_cast<uint32_t>(v.size()); i > 1; --i) {
+    const auto j = static_cast<uint32_t>(Below(state, i));
+    std::swap(v[i - 1], v[j]);
   }
 }
 
@@ -109,10 +123,52 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario) {
 std::vector<uint32_t> BlockOrder(uint32_t n, uint64_t seed, uint32_t block) {
   std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < n; ++i) order[i] = i;
-  uint64_t state = seed ^ (0xD1B54A32D192ED03ULL * (static_cast<uint64_t>(block) + 1));
-  for (uint32_t i = n; i > 1; --i) {
-    const auto j = static_cast<uint32_t>(Below(state, i));
-    std::swap(order[i - 1], order[j]);
+  uint64_t state = BlockState(seed, block);
+  Shuffle(order, state);
+  return order;
+}
+
+std::string AdjacentFactor(const Scenario& scenario) {
+  std::string factor = scenario.adjacent;
+  if (factor.empty() && scenario.stop && scenario.stop->factors.size() == 1) {
+    factor = scenario.stop->factors.front();
+  }
+  if (factor.empty()) factor = kBuildFactor;
+  for (const Factor& f : scenario.factors) {
+    if (f.name == factor) return f.values.size() > 1 ? factor : std::string();
+  }
+  return {};
+}
+
+std::vector<uint32_t> BlockOrder(const std::vector<Arm>& arms, const std::string& adjacent,
+                                 uint64_t seed, uint32_t block) {
+  const auto n = static_cast<uint32_t>(arms.size());
+  if (adjacent.empty()) return BlockOrder(n, seed, block);
+  // The groups, in matrix order of their first arm: arms alike in every other factor.
+  std::vector<std::vector<std::pair<std::string, std::string>>> keys;
+  std::vector<std::vector<uint32_t>> groups;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::vector<std::pair<std::string, std::string>> key;
+    for (const auto& fv : arms[i].factors) {
+      if (fv.first != adjacent) key.push_back(fv);
+    }
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(std::move(key));
+      groups.push_back({i});
+    } else {
+      groups[static_cast<size_t>(at - keys.begin())].push_back(i);
+    }
+  }
+  std::vector<uint32_t> group_order(groups.size());
+  for (uint32_t g = 0; g < group_order.size(); ++g) group_order[g] = g;
+  uint64_t state = BlockState(seed, block);
+  Shuffle(group_order, state);
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  for (uint32_t g : group_order) {
+    Shuffle(groups[g], state);
+    order.insert(order.end(), groups[g].begin(), groups[g].end());
   }
   return order;
 }
@@ -122,10 +178,10 @@ Result<Plan> MakePlan(const Scenario& scenario) {
   if (!arms) return arms.error();
   Plan plan;
   plan.arms = std::move(*arms);
-  const auto n = static_cast<uint32_t>(plan.arms.size());
+  plan.adjacent = AdjacentFactor(scenario);
   uint32_t seq = 0;
   for (uint32_t b = 0; b < scenario.trials; ++b) {
-    for (uint32_t i : BlockOrder(n, scenario.seed, b)) {
+    for (uint32_t i : BlockOrder(plan.arms, plan.adjacent, scenario.seed, b)) {
       plan.trials.push_back({plan.arms[i].id, b, seq++});
     }
   }

@@ -3,6 +3,9 @@
 // Interleaving is the defence against drift: a machine that warms up, throttles or gets a
 // noisy neighbour halfway through affects every arm alike instead of the arms run last.
 // The order is a pure function of the seed, so `run --resume` rebuilds the same plan.
+// Drift is also why the arms one question compares run next to each other in a block (the
+// adjacent factor): two trials share more of the machine's moment the closer they run
+// (docs/methodology.md, "Why trials disagree").
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@ struct PlannedTrial {
 struct Plan {
   std::vector<Arm> arms;
   std::vector<PlannedTrial> trials;
+  std::string adjacent;  // the factor whose arms run next to each other (AdjacentFactor)
 };
 
 // ExpandArms: the matrix's product with settings layered (base, then each factor's value in
@@ -40,6 +44,18 @@ Result<std::vector<Arm>> ExpandArms(const Scenario& scenario);
 // written here (std::shuffle's output differs between standard libraries, and a stored run
 // must replay the same order anywhere).
 std::vector<uint32_t> BlockOrder(uint32_t n, uint64_t seed, uint32_t block);
+
+// AdjacentFactor: the factor whose arms run next to each other in every block — [trials]
+// adjacent; else the one factor a [stop] asks about; else the build factor (builds compared
+// back to back, as a pair); else none (""): every block a full shuffle. A factor with one value
+// left (run --only) is none.
+std::string AdjacentFactor(const Scenario& scenario);
+
+// BlockOrder (grouped): indexes into `arms` for block `block`. With `adjacent` a factor, the
+// arms that differ in it alone form a group; the groups' order and each group's own order are
+// shuffled, and a group's arms run one after another. Without one, BlockOrder(n, …) above.
+std::vector<uint32_t> BlockOrder(const std::vector<Arm>& arms, const std::string& adjacent,
+                                 uint64_t seed, uint32_t block);
 
 Result<Plan> MakePlan(const Scenario& scenario);
 

@@ -293,6 +293,27 @@ Status GiveStoredTrials(results::Db& db, const std::set<uint32_t>& failed, Study
   return {};
 }
 
+// CheckSamePlan: a resumed run's stored trials sit where this plan puts them; a plan ordered
+// otherwise (another version's block order) would run some arms twice in a block and others
+// never, so it is refused.
+Status CheckSamePlan(const results::StoredRun& stored, const Plan& plan, const std::string& dir) {
+  for (const results::StoredTrial& t : stored.trials) {
+    const bool same = t.seq < plan.trials.size() && plan.trials[t.seq].arm == t.arm &&
+                      plan.trials[t.seq].block == t.block;
+    if (same) continue;
+    return MakeError(
+        ErrorKind::kUsage,
+        fmt::format("--resume {}: its trial {} ran arm {} in block {}, where this "
+                    "pqc-bench plans {}: the run was planned by another version "
+                    "({} {}); resume it with that build",
+                    dir, t.seq + 1, t.arm, t.block + 1,
+                    t.seq < plan.trials.size() ? fmt::format("arm {}", plan.trials[t.seq].arm)
+                                               : std::string("no trial"),
+                    stored.info.tool_version, stored.info.git_commit));
+  }
+  return {};
+}
+
 PlanIdentity IdentityOf(const Scenario& scenario, const Plan& plan, const RunOptions& o,
                         const results::RunInfo& facts) {
   std::string arms;
@@ -372,6 +393,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     writer.emplace(std::move(*w));
     auto stored = results::ReadRun(writer->db());
     if (!stored) return stored.error();
+    if (Status st = CheckSamePlan(*stored, plan, options.resume_dir); !st) return st.error();
     for (const auto& t : stored->trials) done.insert(t.seq);
     for (const auto& a : stored->arms) {
       if (a.status == results::ArmStatus::kFailed) failed.insert(a.id);

@@ -58,7 +58,7 @@ Status ParseTrials(const Where& where, const toml::table& root, Scenario& s) {
   const toml::node* node = root.get("trials");
   if (node == nullptr) return {};
   const toml::table* t = node->as_table();
-  if (t == nullptr) return where(*node, "[trials] must be a table (count, seed)");
+  if (t == nullptr) return where(*node, "[trials] must be a table (count, seed, adjacent)");
   for (const auto& [key, value] : *t) {
     if (key.str() == "count") {
       auto n = TrialCount(where, value);
@@ -68,9 +68,15 @@ Status ParseTrials(const Where& where, const toml::table& root, Scenario& s) {
       auto n = value.value_exact<int64_t>();
       if (!n || *n < 0) return where(value, "seed must be a non-negative integer");
       s.seed = static_cast<uint64_t>(*n);
+    } else if (key.str() == "adjacent") {
+      auto f = value.value_exact<std::string>();
+      if (!f || f->empty()) {
+        return where(value, "adjacent must be the name of a matrix factor, e.g. \"group\"");
+      }
+      s.adjacent = *f;
     } else {
-      return where(value,
-                   fmt::format("unknown key '{}' in [trials] (valid: count, seed)", key.str()));
+      return where(value, fmt::format("unknown key '{}' in [trials] (valid: count, seed, adjacent)",
+                                      key.str()));
     }
   }
   return {};
@@ -140,19 +146,25 @@ Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
 
 // CheckStop: a stopping study's factors are the matrix's, and its plan is its block budget
 // (`trials`, --trials when given, replaces that budget).
-Status CheckStop(const Where& where, const toml::table& root, uint32_t trials, Scenario& s) {
-  if (!s.stop) return {};
+// CheckFactorNamed: `name`, given at `path` ("stop.factors"), is a factor of the matrix.
+Status CheckFactorNamed(const Where& where, const toml::table& root, std::string_view path,
+                        std::string_view what, const std::string& name, const Scenario& s) {
   std::vector<std::string> names;
   for (const Factor& f : s.factors) names.push_back(f.name);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
+  const std::string valid = names.empty() ? "the scenario has no [matrix]"
+                                          : fmt::format("valid: {}", fmt::join(names, ", "));
+  const std::string message =
+      fmt::format("{}: '{}' is not a factor of the matrix ({})", what, name, valid);
+  if (const toml::node* at = root.at_path(path).node(); at != nullptr) return where(*at, message);
+  return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", where.file(), message));
+}
+
+Status CheckStop(const Where& where, const toml::table& root, uint32_t trials, Scenario& s) {
+  if (!s.stop) return {};
   for (const std::string& f : s.stop->factors) {
-    if (std::find(names.begin(), names.end(), f) == names.end()) {
-      const toml::node* at = root.at_path("stop.factors").node();
-      const std::string valid = names.empty() ? "the scenario has no [matrix]"
-                                              : fmt::format("valid: {}", fmt::join(names, ", "));
-      const std::string what =
-          fmt::format("[stop] factors: '{}' is not a factor of the matrix ({})", f, valid);
-      if (at != nullptr) return where(*at, what);
-      return MakeError(ErrorKind::kConfig, fmt::format("{}: {}", where.file(), what));
+    if (Status st = CheckFactorNamed(where, root, "stop.factors", "[stop] factors", f, s); !st) {
+      return st;
     }
   }
   // The file's [trials] count is a fixed study's size, not a budget: the stop's own applies.
@@ -237,6 +249,13 @@ Result<Scenario> ParseScenarioText(const std::string& text, const std::string& f
   if (Status st = ParseStop(where, root, s); !st) return st.error();
   if (options.stop && !s.stop) s.stop = DefaultStop();
   if (Status st = CheckStop(where, root, options.trials, s); !st) return st.error();
+  if (!s.adjacent.empty()) {
+    if (Status st =
+            CheckFactorNamed(where, root, "trials.adjacent", "[trials] adjacent", s.adjacent, s);
+        !st) {
+      return st.error();
+    }
+  }
   if (Status st = CheckTargets(s); !st) return st.error();
   if (Status st = CheckNetworksExist(where, root, s); !st) return st.error();
   if (Status st = CheckBuildsExist(where, root, s); !st) return st.error();

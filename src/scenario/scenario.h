@@ -13,7 +13,7 @@
 //   [tls]      group, client_groups, key_shares, server_groups, chain
 //   [load]     mode, payload, rate, concurrency, arrivals, duration, warmup, requests,
 //              request_interval, client_threads, timeout, max_error_rate, network
-//   [trials]   count, seed
+//   [trials]   count, seed, adjacent (the factor whose arms run next to each other: plan.h)
 //   [full]     duration, warmup, trials — the original study's scale, used with --full
 //   [matrix]   FACTOR = [value, …] — a factor is a setting key (group = ["X25519", …]) or any
 //              name whose values are tables: { value = "label", key = value, … } overriding
@@ -91,6 +91,9 @@ struct Scenario {
   std::vector<std::string> set_keys;
   uint32_t trials = 2;
   uint64_t seed = 1;
+  // adjacent: [trials] adjacent = "FACTOR", a factor of the matrix whose arms run next to each
+  // other in every block (plan.h's AdjacentFactor); empty: that function's default.
+  std::string adjacent;
   bool full = false;
   ArmSettings base;
   std::vector<Factor> factors;                     // file order

@@ -57,11 +57,6 @@ std::string SettingOf(const Plan& plan, const Arm& a, const std::string& factor)
   return fmt::format("{}", fmt::join(out, " · "));
 }
 
-std::string Micros(double us) {
-  if (std::abs(us) >= 1000) return fmt::format("{:.3f} ms", us / 1000);
-  return std::abs(us) >= 1 ? fmt::format("{:.1f} us", us) : fmt::format("{:.3g} us", us);
-}
-
 std::string Seconds(double s) {
   return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.0f} s", s);
 }
@@ -238,7 +233,7 @@ void StudyStop::PrintProgress(const StopVerdict& v, std::FILE* log) const {
     fmt::print(log, "  {}: {}\n", questions_[i].text,
                std::isfinite(a.half_width)
                    ? fmt::format("{:+.1f} us ±{} (asked ±{})", a.difference.interval.estimate,
-                                 Micros(a.half_width), Micros(a.target))
+                                 FormatMicros(a.half_width), FormatMicros(a.target))
                    : std::string("no interval yet"));
   }
   std::fflush(log);
