@@ -31,17 +31,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from variance_sources import fmt, run_once  # noqa: E402  (one way to run a study and read it)
+from variance_sources import QUICK_LOAD, TARGET_PCT, fmt, run_once  # noqa: E402
 
-TARGET_PCT = {"p50": 5.0, "p99": 15.0}
 SCENARIO = """title = "block order: the quick study's arms"
-[tls]
-chain = "ecdsa-p256"
-[load]
-rate = 200
-duration = "2s"
-warmup = "1s"
-[trials]
+""" + QUICK_LOAD + """[trials]
 count = {blocks}
 seed = {seed}
 {adjacent}

@@ -62,14 +62,16 @@ SETTINGS = {
 # differences, by the normal approximation n = (1.96 · SD / target)².
 TARGET_PCT = {"p50": 5.0, "p99": 15.0}
 
-SCENARIO = """title = "variance sources: the quick study's fresh arms"
-[tls]
+# The quick study's load (scenarios/quick.toml), which bench/block_order.py shares.
+QUICK_LOAD = """[tls]
 chain = "ecdsa-p256"
 [load]
 rate = 200
 duration = "2s"
 warmup = "1s"
-mode = "fresh"
+"""
+SCENARIO = """title = "variance sources: the quick study's fresh arms"
+""" + QUICK_LOAD + """mode = "fresh"
 max_lag_p99 = "20ms"
 [trials]
 count = {blocks}
