@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "core/units.h"
 
 namespace pqc::report {
 namespace {
 
-std::string MicrosText(std::optional<double> us) { return us ? FormatMicros(*us) : "?"; }
+std::string MicrosText(std::optional<double> us) {
+  return us ? FormatMicros(*us) : "?";
+}
 
 std::string Bound(std::optional<double> v) {
   return v ? fmt::format("{:.1f}", *v) : "?";

@@ -3,9 +3,10 @@
 // Interleaving is the defence against drift: a machine that warms up, throttles or gets a
 // noisy neighbour halfway through affects every arm alike instead of the arms run last.
 // The order is a pure function of the seed, so `run --resume` rebuilds the same plan.
-// Drift is also why the arms one question compares run next to each other in a block (the
-// adjacent factor): two trials share more of the machine's moment the closer they run
-// (docs/methodology.md, "Why trials disagree").
+// Drift is also why the arms one question compares can run next to each other in a block (the
+// adjacent factor): on a busy machine, trials shared more of its moment the closer they ran; on
+// a quiet one the order made no measurable difference (docs/methodology.md, "Why trials
+// disagree").
 #pragma once
 
 #include <cstdint>
