@@ -62,6 +62,7 @@ TEST(StopSpec, RunStopTakesTheDefaultsAndTheBlockBudgetIsThePlan) {
   EXPECT_EQ(stop.phases, (std::vector<Phase>{Phase::kHandshake, Phase::kTotal}));
   EXPECT_DOUBLE_EQ(stop.rule.max_seconds, 600);
   EXPECT_EQ(stop.rule.max_blocks, 100u);
+  EXPECT_TRUE(stop.choose_length) << "the trial length is chosen after the first look";
   EXPECT_EQ(s->trials, 100u) << "the plan is the block budget, not [trials] count";
   auto plan = MakePlan(*s);
   ASSERT_TRUE(plan.ok());
@@ -87,6 +88,7 @@ time = "5m"
 blocks = 40
 min_blocks = 5
 confidence = 0.9
+length = "fixed"
 )"));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const StopSpec& stop = *s->stop;
@@ -103,6 +105,7 @@ confidence = 0.9
   EXPECT_EQ(stop.rule.max_blocks, 40u);
   EXPECT_EQ(stop.rule.min_blocks, 5u);
   EXPECT_DOUBLE_EQ(stop.rule.confidence, 0.9);
+  EXPECT_FALSE(stop.choose_length);
   EXPECT_TRUE(ValidRule(stop.rule));
   EXPECT_EQ(s->trials, 40u);
 }
@@ -166,6 +169,12 @@ TEST(StopSpec, BadStopSectionsNameTheirPlaceAndWhatIsValid) {
             std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\nconfidence = 95\n")).find("between 0.5 and 1"),
             std::string::npos);
+  const std::string length = ErrorOf(WithStop("[stop]\nlength = \"1s\"\n"));
+  EXPECT_NE(length.find("t.toml:10:"), std::string::npos) << length;
+  EXPECT_NE(length.find("length must be \"chosen\" (the study picks its trial length after its "
+                        "first blocks) or \"fixed\""),
+            std::string::npos)
+      << length;
   EXPECT_NE(ErrorOf(std::string("stop = 3\n").append(kTwoByTwo)).find("[stop] must be a table"),
             std::string::npos);
   EXPECT_NE(ErrorOf(WithStop("[stop]\nphases = []\n")).find("non-empty array"), std::string::npos);

@@ -241,6 +241,54 @@ TEST(TrialLength, TheLengthThatAnswersEveryQuestionSoonest) {
   EXPECT_FALSE(AdviseTrialLength({&unknown, 1}, rule, look, 2));
 }
 
+TEST(TrialLength, AStudySwitchesOnlyWhenTheRestCostsAFifthLessFromScratch) {
+  const StoppingRule rule;
+  // Five-second trials, trials disagreeing far more than their connections: one-second trials
+  // answer in about as many blocks at a quarter of the cost, even with the pilot thrown away.
+  Answer p50;
+  p50.between = 400;
+  p50.within = 20;
+  p50.target = 5;
+  const Look pilot{.blocks = 4, .trial_s = 5, .overhead_s = 0.5};
+  const std::optional<TrialLengthSwitch> sw = SwitchTrialLength({&p50, 1}, rule, pilot, 2);
+  ASSERT_TRUE(sw);
+  EXPECT_EQ(sw->advice.duration_s, 1);
+  const uint64_t stay = *TrialsAt(PlanInputOf(p50, rule, pilot), 5);
+  ASSERT_TRUE(sw->stay_s);
+  EXPECT_DOUBLE_EQ(*sw->stay_s, static_cast<double>((stay - 4) * 2) * 5.5);
+  EXPECT_LT(sw->advice.total_s, kSwitchShare * *sw->stay_s);
+  // The same variances, nearly answered already: the blocks still needed at five seconds cost
+  // less than a fresh start at one.
+  Answer near = p50;
+  near.target = 60;
+  EXPECT_FALSE(
+      SwitchTrialLength({&near, 1}, rule, {.blocks = 4, .trial_s = 5, .overhead_s = 0.5}, 2));
+  // Already at the advised length: stay.
+  EXPECT_FALSE(
+      SwitchTrialLength({&p50, 1}, rule, {.blocks = 4, .trial_s = 1, .overhead_s = 0.5}, 2));
+  // A saving under a fifth is not worth the pilot: two-second trials where one-second ones
+  // would cost a little less (between-trial variance and overhead alike).
+  Answer close = p50;
+  close.within = 0;
+  const Look two{.blocks = 0, .trial_s = 2, .overhead_s = 8};
+  const std::optional<TrialLengthAdvice> advice = AdviseTrialLength({&close, 1}, rule, two, 2);
+  ASSERT_TRUE(advice);
+  EXPECT_EQ(advice->duration_s, 1);  // 9 s a block against 10 s: a tenth less
+  EXPECT_FALSE(SwitchTrialLength({&close, 1}, rule, two, 2));
+  // Out of reach at this length, within reach at another: switch, staying has no cost to show.
+  Answer tail;  // a p99 of one-second trials: its connections' sampling is all of it
+  tail.between = 1;
+  tail.within = 1e6;
+  tail.target = 40;
+  const Look short_trials{.blocks = 4, .trial_s = 1, .overhead_s = 0.5};
+  ASSERT_FALSE(TrialsAt(PlanInputOf(tail, rule, short_trials), 1));
+  const std::optional<TrialLengthSwitch> longer =
+      SwitchTrialLength({&tail, 1}, rule, short_trials, 2);
+  ASSERT_TRUE(longer);
+  EXPECT_GT(longer->advice.duration_s, 1);
+  EXPECT_FALSE(longer->stay_s);
+}
+
 // ---- The simulated study ----
 
 // Model: as this machine's studies look (docs/methodology.md): a trial's level varies by 10 %
@@ -407,6 +455,139 @@ TEST(StoppingRuleSimulation, AnAaPairIsRarelyCalledDifferentAndTheNaiveRuleOften
               o.naive.MeanBlocks());
   RecordProperty("aa_naive_p50_different", std::to_string(naive));
   EXPECT_GE(naive, 0.15);
+}
+
+// ---- A study that chooses its trial length after a pilot ----
+
+// PilotOutcome: the studies of SimulateWithPilot, per statistic — all of them, and those that
+// switched — and how often they switched.
+struct PilotOutcome {
+  std::array<Tally, kAsked.size()> rule, after_switch;
+  int studies = 0, switched = 0;
+  std::array<int, kPlannedDurations.size()> chosen{};  // switches per length
+  double seconds = 0;  // wall time of every study until all its statistics stopped
+  double MeanSeconds() const { return seconds / studies; }
+};
+
+// SimulateWithPilot: as the runner does it (scenario/study_stop.h). Each study runs a pilot of
+// min_blocks blocks of `pilot_s` trials, `rate` connections per second; at its first look,
+// asking every statistic to its target at once, SwitchTrialLength decides. A switch starts a
+// fresh stream at the chosen length (the pilot pooled nowhere, the block budget less the pilot);
+// otherwise the pilot's stream goes on, and the choice to stay spends a degree of freedom as a
+// stop does (study_stop.h's RuleLeft: staying selects pilots whose variance looked small). Then,
+// as Simulate, each statistic is a study of its own on that stream; its blocks are counted with
+// the pilot's.
+// With `choose` false the study never switches (nor spends the choice's degree of freedom):
+// the rule alone at the pilot's length, for the time the choice saves.
+PilotOutcome SimulateWithPilot(Model m, double rate, double pilot_s, double overhead_s,
+                               const StoppingRule& rule, const Targets& targets, int studies,
+                               uint64_t seed, bool choose = true) {
+  PilotOutcome out;
+  std::vector<Question> all;
+  for (size_t i = 0; i < kAsked.size(); ++i) {
+    all.push_back({.other = 1, .statistic = kAsked[i], .precision = {.value = targets[i]}});
+  }
+  for (int k = 0; k < studies; ++k) {
+    m.n = static_cast<size_t>(rate * pilot_s);
+    Stream pilot(m, seed * 1'000'003 + static_cast<uint64_t>(k));
+    while (pilot.blocks() < rule.min_blocks) pilot.AddBlock();
+    const Look first{.blocks = pilot.blocks(), .trial_s = pilot_s, .overhead_s = overhead_s};
+    const Decision d = Decide(rule, all, pilot.Series(), first);
+    const std::optional<TrialLengthSwitch> sw =
+        d.stop() || !choose ? std::nullopt : SwitchTrialLength(d.answers, rule, first, 2);
+    ++out.studies;
+    std::optional<Stream> fresh;
+    StoppingRule r = rule;
+    uint64_t before = 0;  // the pilot's blocks, when they do not pool
+    double trial_s = pilot_s;
+    if (sw) {
+      ++out.switched;
+      const auto* it =
+          std::find(kPlannedDurations.begin(), kPlannedDurations.end(), sw->advice.duration_s);
+      ++out.chosen[static_cast<size_t>(it - kPlannedDurations.begin())];
+      trial_s = sw->advice.duration_s;
+      m.n = static_cast<size_t>(rate * trial_s);
+      fresh.emplace(m, (seed + 77) * 1'000'003 + static_cast<uint64_t>(k));
+      r.max_blocks -= pilot.blocks();
+      before = pilot.blocks();
+    } else if (!d.stop() && choose) {
+      r.spent_df += 1;
+      r.min_blocks = std::max(r.min_blocks, pilot.blocks() + 1);
+    }
+    Stream& s = fresh ? *fresh : pilot;
+    std::array<bool, kAsked.size()> done{};
+    bool look_now = d.stop();  // the pilot's look stopped it: those are the answers
+    while (std::find(done.begin(), done.end(), false) != done.end()) {
+      if (!look_now) s.AddBlock();
+      look_now = false;
+      const Look look{.blocks = s.blocks(), .trial_s = trial_s};
+      for (size_t i = 0; i < kAsked.size(); ++i) {
+        if (done[i]) continue;
+        const Decision one = Decide(r, std::span(&all[i], 1), s.Series(), look);
+        if (!one.stop()) continue;
+        done[i] = true;
+        Tally& t = out.rule[i];
+        const Interval& iv = one.answers[0].difference.interval;
+        ++t.studies;
+        t.covered += iv.lo <= m.TrueDifference(kAsked[i]) && m.TrueDifference(kAsked[i]) <= iv.hi;
+        t.different += iv.lo > 0 || iv.hi < 0;
+        t.answered += one.reason == StopReason::kAnswered;
+        t.blocks += static_cast<double>(before + s.blocks());
+        if (fresh) {
+          Tally& f = out.after_switch[i];
+          ++f.studies;
+          f.covered += iv.lo <= m.TrueDifference(kAsked[i]) && m.TrueDifference(kAsked[i]) <= iv.hi;
+        }
+      }
+    }
+    // Two arms a block; the study ends with its last statistic.
+    out.seconds += 2 * (static_cast<double>(before) * (pilot_s + overhead_s) +
+                        static_cast<double>(s.blocks()) * (trial_s + overhead_s));
+  }
+  return out;
+}
+
+// Five-second trials at 100 connections/s with half a second of overhead each, on this
+// machine's shape (a trial's level varies by 10 %): one-second trials answer the mean and p50
+// in about as many blocks for a quarter of the time, so most studies switch after their pilot,
+// and the ones whose pilot looked precise stay. Either way the intervals must cover the truth:
+// the choice rests on the pilot alone, and after a switch nothing of the pilot is pooled.
+// 2,000 studies, the bounds and their chance of a spurious failure as in
+// IntervalsItStopsOnCoverTheTruth.
+TEST(StoppingRuleSimulation, AStudyThatChoosesItsTrialLengthStillCoversTheTruth) {
+  const Model m;
+  const PilotOutcome o = SimulateWithPilot(m, 100, 5, 0.5, ShippedRule(), kTargets, 2000, 13);
+  Report("pilot", {.rule = o.rule, .naive = {}});
+  for (size_t i = 0; i < kAsked.size(); ++i) {
+    const Tally& f = o.after_switch[i];
+    const Tally& t = o.rule[i];
+    std::printf("pilot, %s: coverage %.4f after a switch, %.4f staying\n",
+                std::string(StatisticName(kAsked[i])).c_str(), f.Rate(f.covered),
+                static_cast<double>(t.covered - f.covered) / (t.studies - f.studies));
+  }
+  // The rule alone at five seconds, on 500 studies: what the choice saves.
+  const PilotOutcome fixed =
+      SimulateWithPilot(m, 100, 5, 0.5, ShippedRule(), kTargets, 500, 13, false);
+  std::printf("pilot: a study took %.0f s choosing its length, %.0f s at 5 s trials\n",
+              o.MeanSeconds(), fixed.MeanSeconds());
+  RecordProperty("pilot_mean_seconds", std::to_string(o.MeanSeconds()));
+  RecordProperty("fixed_mean_seconds", std::to_string(fixed.MeanSeconds()));
+  EXPECT_LT(o.MeanSeconds(), fixed.MeanSeconds());
+  std::printf("pilot: switched %d of %d studies;", o.switched, o.studies);
+  for (size_t i = 0; i < kPlannedDurations.size(); ++i) {
+    if (o.chosen[i] > 0) std::printf(" %gs %d", kPlannedDurations[i], o.chosen[i]);
+  }
+  std::printf("\n");
+  RecordProperty("pilot_switched", std::to_string(o.switched));
+  EXPECT_GE(o.switched, o.studies / 2) << "the model is one where switching pays";
+  EXPECT_LT(o.switched, o.studies) << "and some pilots say staying is cheaper";
+  for (size_t i = 0; i < kAsked.size(); ++i) {
+    SCOPED_TRACE(std::string(StatisticName(kAsked[i])));
+    const Tally& t = o.rule[i];
+    EXPECT_EQ(t.studies, o.studies);
+    EXPECT_GE(t.Rate(t.covered), 0.93);
+    EXPECT_LE(t.Rate(t.covered), 0.97);
+  }
 }
 
 }  // namespace

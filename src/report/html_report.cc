@@ -162,8 +162,11 @@ void WriteWarnings(const Summary& summary, std::ostream& out) {
           Ms(o.value), Ms(o.others_median), HtmlEscape(o.reason));
     }
   }
+  if (auto pilot = report::PilotLine(summary)) {
+    items += fmt::format("<li class=\"pilot\">{}</li>\n", HtmlEscape(*pilot));
+  }
   for (const report::TrialSummary& t : summary.trials) {
-    if (t.valid) continue;
+    if (t.valid || report::PilotTrial(t, summary.stop)) continue;
     std::string reasons;
     for (const std::string& r : t.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     items +=

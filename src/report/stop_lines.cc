@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/units.h"
 
 namespace pqc::report {
@@ -15,12 +18,21 @@ std::string Bound(std::optional<double> v) {
   return v ? fmt::format("{:.1f}", *v) : "?";
 }
 
+std::string Length(double s) {
+  return FormatDuration(std::llround(s * 1e9));
+}
+
 }  // namespace
 
 StopLines LinesOf(const results::StopRecord& r) {
   StopLines out;
   out.headline = fmt::format("The study stopped itself after {} blocks ({:.0f} s): {}. Asked: {}.",
                              r.blocks, r.elapsed_s, r.reason, r.asked);
+  if (r.pilot_blocks > 0) {
+    out.headline +=
+        fmt::format(" Trials of {}, chosen after a pilot of {} blocks of {} (stored, not pooled).",
+                    Length(r.trial_s), r.pilot_blocks, Length(r.pilot_trial_s));
+  }
   for (const results::StopAnswer& a : r.answers) {
     std::string line =
         fmt::format("{}: {} [{}, {}]", a.question,
@@ -43,6 +55,21 @@ StopLines LinesOf(const results::StopRecord& r) {
     out.answers.push_back(std::move(line));
   }
   return out;
+}
+
+bool PilotTrial(const TrialSummary& t, const std::optional<results::StopRecord>& stop) {
+  return stop && !t.valid && !t.interrupted && t.block < stop->pilot_blocks &&
+         t.reasons.size() == 1;
+}
+
+std::optional<std::string> PilotLine(const Summary& s) {
+  const auto n = std::count_if(s.trials.begin(), s.trials.end(),
+                               [&](const TrialSummary& t) { return PilotTrial(t, s.stop); });
+  if (n == 0) return std::nullopt;
+  return fmt::format(
+      "the first {} blocks ({} trials of {}) were the study's pilot: stored, left out of every "
+      "statistic, since it chose trials of {}",
+      s.stop->pilot_blocks, n, Length(s.stop->pilot_trial_s), Length(s.stop->trial_s));
 }
 
 }  // namespace pqc::report

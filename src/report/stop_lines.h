@@ -3,9 +3,11 @@
 // the precision asked, or not, with its interval as it stands and what would answer it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "report/summary.h"
 #include "results/run_record.h"
 
 namespace pqc::report {
@@ -16,5 +18,11 @@ struct StopLines {
 };
 
 StopLines LinesOf(const results::StopRecord& stop);
+
+// PilotTrial: trial t is left out only because it belongs to the pilot of a study that chose
+// its trial length (the pilot's own reason is its one reason): the reporters list such trials
+// as one PilotLine, not each as a problem.
+bool PilotTrial(const TrialSummary& t, const std::optional<results::StopRecord>& stop);
+std::optional<std::string> PilotLine(const Summary& s);
 
 }  // namespace pqc::report

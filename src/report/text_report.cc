@@ -230,8 +230,9 @@ void Problems(std::ostream& out, const Summary& s, TextStyle style) {
                                   o.statistic, o.reason));
     }
   }
+  if (auto pilot = PilotLine(s)) lines.push_back(*pilot);
   for (const TrialSummary& t : s.trials) {
-    if (t.valid) continue;
+    if (t.valid || PilotTrial(t, s.stop)) continue;
     std::string reasons;
     for (const std::string& r : t.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     lines.push_back(fmt::format("invalid trial: arm {} block {}: {}", t.arm, t.block + 1,

@@ -20,6 +20,11 @@ struct RunAsked {
   std::vector<std::string> set, only;
   bool stop = false;                // the study stops itself (absent in files of before: false)
   std::vector<std::string> builds;  // run --build NAME=PATH, absolute (absent before: none)
+  // A study that chose its trial length after a pilot: `set` ends with the chosen duration,
+  // and these say which blocks were the pilot and their length, so that a resumed run neither
+  // pools nor chooses again (absent before: no pilot).
+  uint64_t pilot_blocks = 0;
+  double pilot_trial_s = 0;
 };
 
 template <class R, class V>
@@ -31,6 +36,8 @@ void Fields(R& r, V& v) {
   v("only", r.only);
   v("stop", r.stop);
   v("builds", r.builds);
+  v("pilot_blocks", r.pilot_blocks);
+  v("pilot_trial_s", r.pilot_trial_s);
 }
 
 // StopAnswer: one question of a study that stopped itself, as its last look answered it
@@ -72,6 +79,11 @@ struct StopRecord {
   std::string reason, asked;
   uint64_t blocks = 0;
   double elapsed_s = 0;
+  // The trials' measured length the answers rest on, and the pilot before it was chosen
+  // (blocks not pooled; 0: none). Absent in files of before: 0.
+  double trial_s = 0;
+  uint64_t pilot_blocks = 0;
+  double pilot_trial_s = 0;
   std::vector<StopAnswer> answers;
 };
 
@@ -82,6 +94,9 @@ void Fields(R& r, V& v) {
   v("asked", r.asked);
   v("blocks", r.blocks);
   v("elapsed_s", r.elapsed_s);
+  v("trial_s", r.trial_s);
+  v("pilot_blocks", r.pilot_blocks);
+  v("pilot_trial_s", r.pilot_trial_s);
   v("answers", r.answers);
 }
 

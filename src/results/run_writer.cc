@@ -300,6 +300,32 @@ Status RunWriter::RecordStop(const StopRecord& stop) {
   return s->Run();
 }
 
+Status RunWriter::ChooseTrialLength(
+    const RunAsked& options, const std::string& reason,
+    const std::vector<std::pair<uint32_t, nlohmann::json>>& settings) {
+  auto tx = Transaction::Begin(*db_);
+  if (!tx) return tx.error();
+  auto run = db_->Prepare("UPDATE run SET options_json = ?1 WHERE id = 1");
+  if (!run) return run.error();
+  run->Bind(1, json_fields::Writer::Value(options).dump());
+  if (Status st = run->Run(); !st) return st;
+  auto pilot = db_->Prepare(
+      "UPDATE trials SET valid = 0, reasons_json = json_insert(reasons_json, '$[#]', ?1) "
+      "WHERE block < ?2");
+  if (!pilot) return pilot.error();
+  pilot->Bind(1, reason);
+  pilot->Bind(2, static_cast<int64_t>(options.pilot_blocks));
+  if (Status st = pilot->Run(); !st) return st;
+  for (const auto& [arm, json] : settings) {
+    auto s = db_->Prepare("UPDATE arms SET settings_json = ?1 WHERE id = ?2");
+    if (!s) return s.error();
+    s->Bind(1, json.dump());
+    s->Bind(2, int64_t{arm});
+    if (Status st = s->Run(); !st) return st;
+  }
+  return tx->Commit();
+}
+
 Status RunWriter::Finish(const std::string& ended, bool complete) {
   auto s = db_->Prepare("UPDATE run SET ended = ?1, complete = ?2 WHERE id = 1");
   if (!s) return s.error();

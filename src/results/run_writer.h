@@ -83,6 +83,13 @@ class RunWriter {
   // RecordStop: how a study that stopped itself ended (replaces what a resumed run's earlier
   // stop wrote, if any).
   Status RecordStop(const StopRecord& stop);
+  // ChooseTrialLength: a study that goes on at another trial length after a pilot, in one
+  // transaction: the run's options become `options` (their last --set the chosen duration,
+  // their pilot fields filled), every trial of the pilot's blocks is marked invalid with
+  // `reason` added to its reasons (every reader then leaves it out: the pilot's trials are
+  // another length's, and do not pool), and each arm's stored settings become `settings`.
+  Status ChooseTrialLength(const RunAsked& options, const std::string& reason,
+                           const std::vector<std::pair<uint32_t, nlohmann::json>>& settings);
   Status Finish(const std::string& ended, bool complete);
   Db& db() { return *db_; }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "client/summary.h"
 #include "core/stop_signals.h"
+#include "core/units.h"
 #include "results/disk_space.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
@@ -48,8 +50,10 @@ Result<std::string> MakeRunDir(const Scenario& s, const RunOptions& o) {
 // trial comes next, the executor measures it, the loop stores it.
 class Runner {
  public:
-  Runner(const Scenario& s, const Plan& p, const RunOptions& o, std::string dir)
-      : p_(p), o_(o), dir_(std::move(dir)), exec_(s, o, dir_) {
+  // `o`: the run's options, which a study that chooses its trial length changes (another
+  // build's trial is asked with them).
+  Runner(const Scenario& s, const Plan& p, RunOptions& o, std::string dir)
+      : p_(p), arms_(p.arms), o_(o), dir_(std::move(dir)), exec_(s, o, dir_) {
     if (s.stop) stop_.emplace(p, *s.stop);
   }
 
@@ -75,7 +79,7 @@ class Runner {
         break;
       }
       const PlannedTrial& t = *next->trial;
-      const Arm& arm = p_.arms[t.arm - 1];
+      const Arm& arm = arms_[t.arm - 1];
       if (signals_.Pending()) {
         out.interrupted = true;
         (void)barrier.Abandon(*next);  // no shard waits for this one
@@ -89,6 +93,14 @@ class Runner {
           out.stop = std::move(v);
           (void)barrier.Abandon(*next);
           break;
+        }
+        if (auto sw = stop_->ChooseLength(v, o_.log)) {
+          if (Status st =
+                  SwitchLength(writer, sw->advice.duration_s, t.block, SecondsSince(started));
+              !st) {
+            (void)barrier.Abandon(*next);
+            return st.error();
+          }
         }
       }
       if (Status st = CheckRoom(arm, t); !st) {
@@ -143,6 +155,29 @@ class Runner {
   }
 
  private:
+  // SwitchLength: the study goes on with trials of `trial_s`; the `pilot_blocks` blocks
+  // before are its pilot — stored, marked invalid (not pooled), the choice stored with the
+  // run's options so that a resumed run and every reader see it.
+  Status SwitchLength(results::RunWriter& writer, double trial_s, uint64_t pilot_blocks,
+                      double pilot_elapsed_s) {
+    const int64_t pilot_ns = arms_.front().settings.duration;
+    const double pilot_s = static_cast<double>(pilot_ns) / 1e9;
+    const auto ns = static_cast<int64_t>(std::llround(trial_s * 1e9));
+    std::vector<std::pair<uint32_t, nlohmann::json>> settings;
+    for (Arm& a : arms_) {
+      a.settings.duration = ns;
+      settings.emplace_back(a.id, ToJson(a.settings));
+    }
+    o_.options.set.push_back("duration=" + FormatDuration(ns));
+    o_.options.pilot_blocks = pilot_blocks;
+    o_.options.pilot_trial_s = pilot_s;
+    const std::string reason = fmt::format("pilot at {} trials: the study chose trials of {}",
+                                           FormatDuration(pilot_ns), FormatDuration(ns));
+    if (Status st = writer.ChooseTrialLength(o_.options, reason, settings); !st) return st;
+    stop_->Restart(trial_s, pilot_blocks, pilot_s, pilot_elapsed_s);
+    return {};
+  }
+
   // Record: a finished trial into the database and the outcome, its line printed; whether it
   // was interrupted (the run then stops).
   Result<bool> Record(results::RunWriter& writer, TrialOutput& trial, RunOutcome& out) {
@@ -197,7 +232,8 @@ class Runner {
   }
 
   const Plan& p_;
-  const RunOptions& o_;
+  std::vector<Arm> arms_;  // the plan's, with the trial length a stopping study chose
+  RunOptions& o_;
   std::string dir_;
   TrialExecutor exec_;
   // Blocked for the whole run and polled between trials, so that a Ctrl-C while a target
@@ -330,7 +366,8 @@ PlanIdentity IdentityOf(const Scenario& scenario, const Plan& plan, const RunOpt
 
 }  // namespace
 
-Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& options) {
+Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const RunOptions& asked) {
+  RunOptions options = asked;  // a stopping study may choose its trial length (Runner)
   if (Status st = CheckShardable(scenario, plan, options); !st) return st.error();
   if (Status st = Preflight(scenario, plan); !st) return st.error();
   auto dir = MakeRunDir(scenario, options);
@@ -338,6 +375,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
   const std::string db_path = (fs::path(*dir) / "results.sqlite").string();
   std::set<uint32_t> done;
   std::set<uint32_t> failed;
+  results::RunAsked stored_options;  // a resumed run's (its pilot, if it chose a length)
   std::optional<results::RunWriter> writer;
   std::unique_ptr<TrialBarrier> barrier;
   if (options.resume_dir.empty()) {
@@ -394,6 +432,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     auto stored = results::ReadRun(writer->db());
     if (!stored) return stored.error();
     if (Status st = CheckSamePlan(*stored, plan, options.resume_dir); !st) return st.error();
+    stored_options = stored->info.options;
     for (const auto& t : stored->trials) done.insert(t.seq);
     for (const auto& a : stored->arms) {
       if (a.status == results::ArmStatus::kFailed) failed.insert(a.id);
@@ -402,6 +441,14 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
   if (!barrier) barrier = SoloBarrier(plan, done);
   Runner runner(scenario, plan, options, *dir);
   if (StudyStop* stop = runner.study_stop(); stop != nullptr && !done.empty()) {
+    if (stored_options.pilot_blocks > 0) {
+      // The length was chosen before the interruption: the arms have it (the stored --set),
+      // the pilot stays out, and the budgets count from the resume.
+      stop->Restart(static_cast<double>(plan.arms.front().settings.duration) / 1e9,
+                    stored_options.pilot_blocks, stored_options.pilot_trial_s, 0);
+      options.options.pilot_blocks = stored_options.pilot_blocks;
+      options.options.pilot_trial_s = stored_options.pilot_trial_s;
+    }
     if (Status st = GiveStoredTrials(writer->db(), failed, *stop, options.log); !st) {
       return st.error();
     }

@@ -13,7 +13,7 @@ namespace pqc::scenario {
 namespace {
 
 constexpr std::string_view kStopKeys =
-    "p50, p95, p99, mean, phases, factors, time, blocks, min_blocks, confidence";
+    "p50, p95, p99, mean, phases, factors, time, blocks, min_blocks, confidence, length";
 constexpr int64_t kMaxBlocks = 1000;  // as [trials] count
 
 std::optional<Statistic> StatisticKey(std::string_view key) {
@@ -114,6 +114,14 @@ Status ApplyStopKey(const Where& where, std::string_view key, const toml::node& 
       return where(value, "confidence must be a number between 0.5 and 1 (e.g. 0.95)");
     }
     spec.rule.confidence = *c;
+  } else if (key == "length") {
+    auto text = value.value_exact<std::string>();
+    if (!text || (*text != "chosen" && *text != "fixed")) {
+      return where(value,
+                   "length must be \"chosen\" (the study picks its trial length after its first "
+                   "blocks) or \"fixed\" (the trials keep [trials] duration)");
+    }
+    spec.choose_length = *text == "chosen";
   } else {
     return where(value, fmt::format("unknown key '{}' in [stop] (valid: {})", key, kStopKeys));
   }

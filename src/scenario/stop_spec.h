@@ -14,6 +14,9 @@
 //                       maximum, 1000: the time budget binds first)
 //   min_blocks = 4      no look before this many blocks (≥ 3)
 //   confidence = 0.95   of every interval
+//   length = "chosen"   the trial length: "chosen" after the first look from what the first
+//                       blocks show (stats/trial_length.h; those blocks are then a pilot, not
+//                       pooled), or "fixed" at [trials] duration
 #pragma once
 
 #include <string>
@@ -30,6 +33,7 @@ struct StopSpec {
   std::vector<Phase> phases = {Phase::kHandshake, Phase::kTotal};
   std::vector<std::string> factors;  // empty: every factor with more than one value
   StoppingRule rule;
+  bool choose_length = true;
 };
 
 // DefaultStop: p50 ± 2 %, p99 ± 10 % of handshake and total, every factor, 10 minutes, at most

@@ -57,6 +57,11 @@ std::string SettingOf(const Plan& plan, const Arm& a, const std::string& factor)
   return fmt::format("{}", fmt::join(out, " · "));
 }
 
+// Length: a trial length as a scenario writes it ("600ms", "2s").
+std::string Length(double s) {
+  return FormatDuration(std::llround(s * 1e9));
+}
+
 std::string Seconds(double s) {
   return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.0f} s", s);
 }
@@ -133,7 +138,10 @@ results::StopRecord RecordOf(const StopVerdict& v, const Plan& plan, const StopS
   results::StopRecord r{.reason = std::string(ReasonText(v.decision.reason)),
                         .asked = DescribeStop(spec),
                         .blocks = v.blocks,
-                        .elapsed_s = v.elapsed_s};
+                        .elapsed_s = v.elapsed_s,
+                        .trial_s = v.trial_s,
+                        .pilot_blocks = v.pilot_blocks,
+                        .pilot_trial_s = v.pilot_trial_s};
   const std::vector<Answer>& answers = v.decision.answers;
   for (size_t i = 0; i < answers.size() && i < v.questions.size(); ++i) {
     const Answer& a = answers[i];
@@ -172,6 +180,14 @@ StudyStop::StudyStop(const Plan& plan, StopSpec spec)
   for (const Arm& a : plan.arms) {
     trial_s_ = std::max(trial_s_, static_cast<double>(a.settings.duration) / 1e9);
   }
+  const bool same_length = std::all_of(plan.arms.begin(), plan.arms.end(), [&](const Arm& a) {
+    return a.settings.duration == plan.arms.front().settings.duration;
+  });
+  if (!spec_.choose_length) {
+    fixed_why_ = "[stop] length = \"fixed\"";
+  } else if (!same_length) {
+    fixed_why_ = "the arms' trial lengths differ";
+  }
 }
 
 void StudyStop::Add(uint32_t arm_id, uint32_t block, bool valid, const LoadResult& load) {
@@ -199,21 +215,117 @@ Series StudyStop::SeriesOf(size_t arm, size_t phase) const {
   return {.samples = a.phases[phase].get(), .blocks = a.blocks};
 }
 
+pqc::Look StudyStop::LookAt(uint64_t blocks, double elapsed_s) const {
+  const double arms = static_cast<double>(std::max<size_t>(1, plan_.arms.size()));
+  const uint64_t own = blocks > pilot_blocks_ ? blocks - pilot_blocks_ : 0;
+  const double own_s = std::max(0.0, elapsed_s - pilot_elapsed_s_);
+  double overhead = 0;
+  if (own > 0) {
+    overhead = std::max(0.0, own_s / (static_cast<double>(own) * arms) - trial_s_);
+  } else if (pilot_overhead_s_) {
+    overhead = *pilot_overhead_s_;
+  }
+  return {.blocks = own, .elapsed_s = own_s, .trial_s = trial_s_, .overhead_s = overhead};
+}
+
+StoppingRule StudyStop::RuleLeft() const {
+  StoppingRule rule = spec_.rule;
+  if (rule.max_blocks > 0) rule.max_blocks -= std::min(rule.max_blocks, pilot_blocks_);
+  if (rule.max_seconds > 0) rule.max_seconds = std::max(1e-3, rule.max_seconds - pilot_elapsed_s_);
+  if (stayed_at_ > 0) {
+    // Staying was chosen because the first blocks looked precise enough, the selection a stop
+    // makes: it spends a degree of freedom too (the simulation in stopping_rule_test.cc).
+    rule.spent_df += 1;
+    rule.min_blocks = std::max(rule.min_blocks, stayed_at_ + 1);
+  }
+  return rule;
+}
+
 StopVerdict StudyStop::Look(uint64_t blocks, double elapsed_s, std::FILE* log) {
-  const double trials = static_cast<double>(blocks * std::max<size_t>(1, plan_.arms.size()));
-  const pqc::Look look{.blocks = blocks,
-                       .elapsed_s = elapsed_s,
-                       .trial_s = trial_s_,
-                       .overhead_s = blocks > 0 ? std::max(0.0, elapsed_s / trials - trial_s_) : 0};
+  const StoppingRule rule = RuleLeft();
   StopVerdict v{.decision = Decide(
-                    spec_.rule, bare_,
-                    [this](size_t arm, size_t phase) { return SeriesOf(arm, phase); }, look),
+                    rule, bare_, [this](size_t arm, size_t phase) { return SeriesOf(arm, phase); },
+                    LookAt(blocks, elapsed_s)),
                 .questions = questions_,
-                .rule = spec_.rule,
+                .rule = rule,
                 .blocks = blocks,
-                .elapsed_s = elapsed_s};
+                .elapsed_s = elapsed_s,
+                .trial_s = trial_s_,
+                .pilot_blocks = pilot_blocks_,
+                .pilot_trial_s = pilot_trial_s_};
   PrintProgress(v, log);
   return v;
+}
+
+std::optional<TrialLengthSwitch> StudyStop::ChooseLength(const StopVerdict& v, std::FILE* log) {
+  const pqc::Look look = LookAt(v.blocks, v.elapsed_s);
+  if (length_decided_ || v.decision.stop() || look.blocks < spec_.rule.min_blocks) {
+    return std::nullopt;
+  }
+  length_decided_ = true;
+  const std::string now = Length(trial_s_);
+  if (!fixed_why_.empty()) {
+    fmt::print(log, "stop: the trial length stays {} ({})\n", now, fixed_why_);
+    return std::nullopt;
+  }
+  const size_t arms = std::max<size_t>(1, plan_.arms.size());
+  const StoppingRule rule = RuleLeft();
+  const auto per_block = [&](double d) {
+    return static_cast<double>(arms) * (d + look.overhead_s);
+  };
+  const std::optional<TrialLengthSwitch> sw =
+      SwitchTrialLength(v.decision.answers, rule, look, arms);
+  // A switch starts a study of its own: what is left of the budgets must hold its first look.
+  const bool room = sw &&
+                    (rule.max_blocks == 0 || rule.max_blocks - look.blocks >= rule.min_blocks) &&
+                    (rule.max_seconds == 0 ||
+                     rule.max_seconds - look.elapsed_s >
+                         static_cast<double>(rule.min_blocks) * per_block(sw->advice.duration_s));
+  if (!sw || !room) {
+    stayed_at_ = look.blocks;
+    const std::optional<TrialLengthAdvice> advice =
+        AdviseTrialLength(v.decision.answers, rule, look, arms);
+    std::string why = "the variances so far do not say what any length would need";
+    if (sw) {
+      why = fmt::format(
+          "trials of {} would answer soonest, but the budget left cannot hold {} "
+          "blocks of them",
+          Length(sw->advice.duration_s), rule.min_blocks);
+    } else if (advice && advice->duration_s == trial_s_) {
+      why = fmt::format("it answers soonest: about {} blocks, {} in all", advice->blocks,
+                        Seconds(advice->total_s));
+    } else if (advice) {
+      why = fmt::format("trials of {} would take {} from scratch, not a fifth less than going on",
+                        Length(advice->duration_s), Seconds(advice->total_s));
+    }
+    fmt::print(log, "stop: the trial length stays {}: {}\n", now, why);
+    std::fflush(log);
+    return std::nullopt;
+  }
+  fmt::print(log,
+             "stop: trials of {} answer soonest — about {} blocks ({}) from here, against {} at "
+             "{}; the {} blocks so far were a pilot: kept, not pooled\n",
+             Length(sw->advice.duration_s), sw->advice.blocks, Seconds(sw->advice.total_s),
+             sw->stay_s ? Seconds(*sw->stay_s) : std::string("out of reach"), now, look.blocks);
+  std::fflush(log);
+  return sw;
+}
+
+void StudyStop::Restart(double trial_s, uint64_t pilot_blocks, double pilot_trial_s,
+                        double pilot_elapsed_s) {
+  const double trials = static_cast<double>(pilot_blocks * std::max<size_t>(1, plan_.arms.size()));
+  if (trials > 0 && pilot_elapsed_s > 0) {
+    pilot_overhead_s_ = std::max(0.0, pilot_elapsed_s / trials - pilot_trial_s);
+  }
+  for (ArmSeries& a : arms_) {
+    for (auto& p : a.phases) p = std::make_unique<PooledSamples>(TrialSamples{});
+    a.blocks.clear();
+  }
+  trial_s_ = trial_s;
+  pilot_blocks_ = pilot_blocks;
+  pilot_trial_s_ = pilot_trial_s;
+  pilot_elapsed_s_ = pilot_elapsed_s;
+  length_decided_ = true;
 }
 
 void StudyStop::PrintProgress(const StopVerdict& v, std::FILE* log) const {
@@ -223,8 +335,9 @@ void StudyStop::PrintProgress(const StopVerdict& v, std::FILE* log) const {
   });
   fmt::print(log, "stop: after block {} ({}): {} of {} questions answered{}\n", v.blocks,
              Seconds(v.elapsed_s), answered, answers.size(),
-             v.blocks < spec_.rule.min_blocks
-                 ? fmt::format(" (the first look is after block {})", spec_.rule.min_blocks)
+             v.blocks < v.pilot_blocks + spec_.rule.min_blocks
+                 ? fmt::format(" (the first look is after block {})",
+                               v.pilot_blocks + spec_.rule.min_blocks)
                  : "");
   // Each question's interval narrowing, the ones still open.
   for (size_t i = 0; i < answers.size(); ++i) {

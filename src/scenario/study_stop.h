@@ -16,6 +16,7 @@
 #include "scenario/plan.h"
 #include "scenario/stop_spec.h"
 #include "stats/stopping_rule.h"
+#include "stats/trial_length.h"
 
 namespace pqc::scenario {
 
@@ -37,8 +38,11 @@ struct StopVerdict {
   Decision decision;
   std::vector<AskedQuestion> questions;
   StoppingRule rule;
-  uint64_t blocks = 0;
+  uint64_t blocks = 0;  // of the whole run, a pilot's included
   double elapsed_s = 0;
+  double trial_s = 0;         // the trials' measured length the answers rest on
+  uint64_t pilot_blocks = 0;  // the blocks before the length was chosen (not pooled), or 0
+  double pilot_trial_s = 0;
 };
 
 // RecordOf: the verdict as the run stores it (results/run_record.h): every question's answer —
@@ -60,11 +64,26 @@ class StudyStop {
   // since no block would ever answer them.
   void Failed(uint32_t arm_id, std::FILE* log);
   // Look: the decision after `blocks` complete blocks that took `elapsed_s` in all, its
-  // progress line printed to `log`.
+  // progress line printed to `log`. After a pilot (Restart) the decision rests on the blocks
+  // since, and the budgets are what is left of them.
   StopVerdict Look(uint64_t blocks, double elapsed_s, std::FILE* log);
+
+  // ChooseLength: at the first look that does not stop the study, whether it should go on at
+  // another trial length (stats/trial_length.h's SwitchTrialLength), said on `log` either way;
+  // asked once. Never when [stop] length = "fixed", the arms' lengths differ or vary as a
+  // factor, or what is left of a budget could not hold a study of min_blocks more blocks.
+  std::optional<TrialLengthSwitch> ChooseLength(const StopVerdict& v, std::FILE* log);
+  // Restart: the study goes on with trials of `trial_s` after `pilot_blocks` blocks (of
+  // `pilot_trial_s`, taking `pilot_elapsed_s`) that it no longer pools; no further choice.
+  void Restart(double trial_s, uint64_t pilot_blocks, double pilot_trial_s, double pilot_elapsed_s);
 
  private:
   Series SeriesOf(size_t arm, size_t phase) const;
+  // LookAt: the look of the study since its pilot (all of it, without one); RuleLeft: its rule,
+  // the budgets less what the pilot spent, and a degree of freedom more spent after a choice
+  // to stay.
+  pqc::Look LookAt(uint64_t blocks, double elapsed_s) const;
+  StoppingRule RuleLeft() const;
   void PrintProgress(const StopVerdict& v, std::FILE* log) const;
 
   const Plan& plan_;
@@ -78,7 +97,13 @@ class StudyStop {
   };
   std::vector<ArmSeries> arms_;
   PooledSamples empty_{TrialSamples{}};
-  double trial_s_ = 0;  // the measured phase of a trial (the arms' longest)
+  double trial_s_ = 0;     // the measured phase of a trial (the arms' longest)
+  std::string fixed_why_;  // why the trial length is not chosen ("" when it may be)
+  bool length_decided_ = false;
+  uint64_t stayed_at_ = 0;  // the look at which the study chose to stay at its length, or 0
+  uint64_t pilot_blocks_ = 0;
+  double pilot_trial_s_ = 0, pilot_elapsed_s_ = 0;
+  std::optional<double> pilot_overhead_s_;  // per trial, measured by the pilot
 };
 
 }  // namespace pqc::scenario

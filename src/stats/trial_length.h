@@ -31,4 +31,23 @@ std::optional<TrialLengthAdvice> AdviseTrialLength(std::span<const Answer> answe
                                                    const StoppingRule& rule, const Look& look,
                                                    size_t arms);
 
+// TrialLengthSwitch: a study that should go on at another trial length, after a pilot of
+// look.blocks blocks at look.trial_s: what the rest costs at the advised length (from scratch:
+// the pilot does not pool) and what it would cost to stay (the pilot's blocks counted).
+struct TrialLengthSwitch {
+  TrialLengthAdvice advice;
+  std::optional<double> stay_s;  // the blocks still needed at look.trial_s; none: out of reach
+};
+
+// kSwitchShare: a switch must save at least a fifth of what staying would cost — the advice
+// rests on a few blocks' variances, and a switch throws the pilot's blocks away.
+inline constexpr double kSwitchShare = 0.8;
+
+// SwitchTrialLength: whether the study should go on at another length: the advised one
+// (AdviseTrialLength) differs from look.trial_s and costs less than kSwitchShare × staying,
+// or staying is out of reach and it is not. nullopt: stay.
+std::optional<TrialLengthSwitch> SwitchTrialLength(std::span<const Answer> answers,
+                                                   const StoppingRule& rule, const Look& look,
+                                                   size_t arms);
+
 }  // namespace pqc
