@@ -95,8 +95,7 @@ class Runner {
           break;
         }
         if (auto sw = stop_->ChooseLength(v, o_.log)) {
-          if (Status st =
-                  SwitchLength(writer, sw->advice.duration_s, t.block, SecondsSince(started));
+          if (Status st = SwitchLength(writer, sw->duration_s, t.block, SecondsSince(started));
               !st) {
             (void)barrier.Abandon(*next);
             return st.error();

@@ -257,7 +257,7 @@ StopVerdict StudyStop::Look(uint64_t blocks, double elapsed_s, std::FILE* log) {
   return v;
 }
 
-std::optional<TrialLengthSwitch> StudyStop::ChooseLength(const StopVerdict& v, std::FILE* log) {
+std::optional<TrialLengthChoice> StudyStop::ChooseLength(const StopVerdict& v, std::FILE* log) {
   const pqc::Look look = LookAt(v.blocks, v.elapsed_s);
   if (length_decided_ || v.decision.stop() || look.blocks < spec_.rule.min_blocks) {
     return std::nullopt;
@@ -266,49 +266,43 @@ std::optional<TrialLengthSwitch> StudyStop::ChooseLength(const StopVerdict& v, s
   const std::string now = Length(trial_s_);
   if (!fixed_why_.empty()) {
     fmt::print(log, "stop: the trial length stays {} ({})\n", now, fixed_why_);
+    std::fflush(log);
     return std::nullopt;
   }
-  const size_t arms = std::max<size_t>(1, plan_.arms.size());
-  const StoppingRule rule = RuleLeft();
-  const auto per_block = [&](double d) {
-    return static_cast<double>(arms) * (d + look.overhead_s);
-  };
-  const std::optional<TrialLengthSwitch> sw =
-      SwitchTrialLength(v.decision.answers, rule, look, arms);
-  // A switch starts a study of its own: what is left of the budgets must hold its first look.
-  const bool room = sw &&
-                    (rule.max_blocks == 0 || rule.max_blocks - look.blocks >= rule.min_blocks) &&
-                    (rule.max_seconds == 0 ||
-                     rule.max_seconds - look.elapsed_s >
-                         static_cast<double>(rule.min_blocks) * per_block(sw->advice.duration_s));
-  if (!sw || !room) {
+  const std::optional<TrialLengthChoice> c = ChooseTrialLength(
+      v.decision.answers, RuleLeft(), look, std::max<size_t>(1, plan_.arms.size()));
+  if (!c || !c->switches(look)) {
     stayed_at_ = look.blocks;
-    const std::optional<TrialLengthAdvice> advice =
-        AdviseTrialLength(v.decision.answers, rule, look, arms);
-    std::string why = "the variances so far do not say what any length would need";
-    if (sw) {
+    std::string why = "the variances so far do not say what another length would need";
+    if (c && c->answerable) {
+      why = fmt::format("about {} blocks in all answer every question ({} more)", c->blocks,
+                        Seconds(c->total_s));
+    } else if (c) {
       why = fmt::format(
-          "trials of {} would answer soonest, but the budget left cannot hold {} "
-          "blocks of them",
-          Length(sw->advice.duration_s), rule.min_blocks);
-    } else if (advice && advice->duration_s == trial_s_) {
-      why = fmt::format("it answers soonest: about {} blocks, {} in all", advice->blocks,
-                        Seconds(advice->total_s));
-    } else if (advice) {
-      why = fmt::format("trials of {} would take {} from scratch, not a fifth less than going on",
-                        Length(advice->duration_s), Seconds(advice->total_s));
+          "no length answers every question within the budget, and this one comes closest (the "
+          "slowest question to about ±{:.1f}× its target by the budget's end)",
+          c->reach);
     }
     fmt::print(log, "stop: the trial length stays {}: {}\n", now, why);
     std::fflush(log);
     return std::nullopt;
   }
-  fmt::print(log,
-             "stop: trials of {} answer soonest — about {} blocks ({}) from here, against {} at "
-             "{}; the {} blocks so far were a pilot: kept, not pooled\n",
-             Length(sw->advice.duration_s), sw->advice.blocks, Seconds(sw->advice.total_s),
-             sw->stay_s ? Seconds(*sw->stay_s) : std::string("out of reach"), now, look.blocks);
+  if (c->answerable) {
+    fmt::print(log,
+               "stop: trials of {} answer soonest — about {} blocks ({}) from here, against {} at "
+               "{}; the {} blocks so far were a pilot: kept, not pooled\n",
+               Length(c->duration_s), c->blocks, Seconds(c->total_s),
+               c->stay_s ? Seconds(*c->stay_s) : std::string("more than the budget"), now,
+               look.blocks);
+  } else {
+    fmt::print(log,
+               "stop: no length answers every question within the budget; trials of {} come "
+               "closest — the slowest question to about ±{:.1f}× its target in {} blocks, "
+               "against ±{:.1f}× at {}; the {} blocks so far were a pilot: kept, not pooled\n",
+               Length(c->duration_s), c->reach, c->blocks, c->stay_reach, now, look.blocks);
+  }
   std::fflush(log);
-  return sw;
+  return c;
 }
 
 void StudyStop::Restart(double trial_s, uint64_t pilot_blocks, double pilot_trial_s,

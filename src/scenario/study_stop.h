@@ -68,11 +68,12 @@ class StudyStop {
   // since, and the budgets are what is left of them.
   StopVerdict Look(uint64_t blocks, double elapsed_s, std::FILE* log);
 
-  // ChooseLength: at the first look that does not stop the study, whether it should go on at
-  // another trial length (stats/trial_length.h's SwitchTrialLength), said on `log` either way;
-  // asked once. Never when [stop] length = "fixed", the arms' lengths differ or vary as a
-  // factor, or what is left of a budget could not hold a study of min_blocks more blocks.
-  std::optional<TrialLengthSwitch> ChooseLength(const StopVerdict& v, std::FILE* log);
+  // ChooseLength: at the first look that does not stop the study, how it goes on (stats/
+  // trial_length.h's ChooseTrialLength: the length that answers soonest within the budgets left,
+  // or that comes closest when none answers), said on `log` either way; asked once. A choice to
+  // stay spends a degree of freedom (RuleLeft). Never asked when [stop] length = "fixed" or the
+  // arms' lengths differ. A switch is returned; the caller then calls Restart.
+  std::optional<TrialLengthChoice> ChooseLength(const StopVerdict& v, std::FILE* log);
   // Restart: the study goes on with trials of `trial_s` after `pilot_blocks` blocks (of
   // `pilot_trial_s`, taking `pilot_elapsed_s`) that it no longer pools; no further choice.
   void Restart(double trial_s, uint64_t pilot_blocks, double pilot_trial_s, double pilot_elapsed_s);

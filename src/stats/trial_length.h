@@ -31,22 +31,35 @@ std::optional<TrialLengthAdvice> AdviseTrialLength(std::span<const Answer> answe
                                                    const StoppingRule& rule, const Look& look,
                                                    size_t arms);
 
-// TrialLengthSwitch: a study that should go on at another trial length, after a pilot of
-// look.blocks blocks at look.trial_s: what the rest costs at the advised length (from scratch:
-// the pilot does not pool) and what it would cost to stay (the pilot's blocks counted).
-struct TrialLengthSwitch {
-  TrialLengthAdvice advice;
-  std::optional<double> stay_s;  // the blocks still needed at look.trial_s; none: out of reach
+// TrialLengthChoice: how a study goes on after a pilot of look.blocks blocks at look.trial_s,
+// within what is left of its budgets (rule.max_blocks and rule.max_seconds against look.blocks
+// and look.elapsed_s). Two cases:
+// * Some length answers every question within the budgets (`answerable`): the cheapest such
+//   length from scratch (the pilot pooled nowhere) against staying, whose pilot blocks count
+//   (`stay_s`: the time of the blocks still needed; none when staying would not answer within
+//   the budgets). A switch must save at least a fifth (kSwitchShare): the advice rests on a few
+//   blocks' variances, and a switch throws the pilot away.
+// * None does: the budget will end the study, so the length that gets closest — the least
+//   `reach`, the slowest question's predicted half-width over its target when the budgets are
+//   spent — against staying's `stay_reach`, by the same fifth of the time (√kSwitchShare of
+//   the half-width).
+struct TrialLengthChoice {
+  double duration_s = 0;  // the length to go on with; look.trial_s: stay
+  bool answerable = false;
+  uint64_t blocks = 0;  // at duration_s: to answer (or the budget's), from scratch after a switch
+                        // and in all when staying
+  double total_s = 0;   // the wall time of those beyond the pilot
+  std::optional<double> stay_s;
+  double reach = 0, stay_reach = 0;  // not answerable: half-width / target at the budgets' end
+  bool switches(const Look& look) const { return duration_s != look.trial_s; }
 };
 
-// kSwitchShare: a switch must save at least a fifth of what staying would cost — the advice
-// rests on a few blocks' variances, and a switch throws the pilot's blocks away.
+// kSwitchShare: a switch must cost at most this share of staying.
 inline constexpr double kSwitchShare = 0.8;
 
-// SwitchTrialLength: whether the study should go on at another length: the advised one
-// (AdviseTrialLength) differs from look.trial_s and costs less than kSwitchShare × staying,
-// or staying is out of reach and it is not. nullopt: stay.
-std::optional<TrialLengthSwitch> SwitchTrialLength(std::span<const Answer> answers,
+// ChooseTrialLength: the choice above (a switch only to a length of which the budgets left hold
+// min_blocks blocks); nullopt when a question has no variance yet, so nothing can be said.
+std::optional<TrialLengthChoice> ChooseTrialLength(std::span<const Answer> answers,
                                                    const StoppingRule& rule, const Look& look,
                                                    size_t arms);
 
