@@ -381,6 +381,17 @@ struct Tally {
   double MeanBlocks() const { return blocks / studies; }
 };
 
+// Count: a study of statistic kAsked[i] that stopped with `d` after `blocks` blocks.
+void Count(Tally& t, const Model& m, size_t i, const Decision& d, uint64_t blocks) {
+  const Interval& iv = d.answers[0].difference.interval;
+  const double truth = m.TrueDifference(kAsked[i]);
+  ++t.studies;
+  t.covered += iv.lo <= truth && truth <= iv.hi;
+  t.different += iv.lo > 0 || iv.hi < 0;
+  t.answered += d.reason == StopReason::kAnswered;
+  t.blocks += static_cast<double>(blocks);
+}
+
 // Targets: the half-width asked of each statistic, relative to the baseline (kAsked's order).
 using Targets = std::array<double, kAsked.size()>;
 
@@ -410,13 +421,7 @@ Outcome Simulate(const Model& m, const StoppingRule& rule, const Targets& target
         const Decision d = Decide(rule, std::span(&q, 1), s.Series(), look);
         if (!d.stop()) continue;
         done[i] = true;
-        Tally& t = out.rule[i];
-        const Interval& iv = d.answers[0].difference.interval;
-        ++t.studies;
-        t.covered += iv.lo <= m.TrueDifference(kAsked[i]) && m.TrueDifference(kAsked[i]) <= iv.hi;
-        t.different += iv.lo > 0 || iv.hi < 0;
-        t.answered += d.reason == StopReason::kAnswered;
-        t.blocks += static_cast<double>(s.blocks());
+        Count(out.rule[i], m, i, d, s.blocks());
       }
       if (!naive_done && s.blocks() >= 3) {
         const Interval iv =
@@ -578,18 +583,8 @@ PilotOutcome SimulateWithPilot(Model m, double rate, double pilot_s, double over
         const Decision one = Decide(r, std::span(&all[i], 1), s.Series(), look);
         if (!one.stop()) continue;
         done[i] = true;
-        Tally& t = out.rule[i];
-        const Interval& iv = one.answers[0].difference.interval;
-        ++t.studies;
-        t.covered += iv.lo <= m.TrueDifference(kAsked[i]) && m.TrueDifference(kAsked[i]) <= iv.hi;
-        t.different += iv.lo > 0 || iv.hi < 0;
-        t.answered += one.reason == StopReason::kAnswered;
-        t.blocks += static_cast<double>(before + s.blocks());
-        if (fresh) {
-          Tally& f = out.after_switch[i];
-          ++f.studies;
-          f.covered += iv.lo <= m.TrueDifference(kAsked[i]) && m.TrueDifference(kAsked[i]) <= iv.hi;
-        }
+        Count(out.rule[i], m, i, one, before + s.blocks());
+        if (fresh) Count(out.after_switch[i], m, i, one, s.blocks());
       }
     }
     // The study ends with its last statistic.
