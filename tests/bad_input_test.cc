@@ -16,6 +16,7 @@
 #include "bench_child.h"
 #include "fault_peer.h"
 #include "scenario/arm_settings.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -1,4 +1,5 @@
 #include "bench_child.h"
+#include "test_paths.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 #include "browser_check.h"
+#include "test_paths.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

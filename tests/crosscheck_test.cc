@@ -41,6 +41,7 @@
 #include "target/target.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
+#include "test_paths.h"
 
 namespace pqc::target {
 namespace {

@@ -45,6 +45,7 @@
 #include "net/address.h"
 #include "net/socket.h"
 #include "server/embedded_server.h"
+#include "test_paths.h"
 #include "tls/cert_chain.h"
 
 namespace pqc::link {
@@ -628,7 +629,6 @@ INSTANTIATE_TEST_SUITE_P(
                     true}),
     [](const ::testing::TestParamInfo<PhysicsCase>& p) { return p.param.name; });
 
-#ifdef PQC_BENCH_BIN
 // RunLinkCli: `pqc-bench link ARGS`, stdout captured; returns the exit status.
 int RunLinkCli(const std::string& args, std::string* out) {
   const std::string cmd = std::string(PQC_BENCH_BIN) + " link " + args + " 2>/dev/null";
@@ -658,9 +658,10 @@ TEST_F(LinkIntegrationTest, CliExportsTheTargetAndExitsWithTheCommandsStatus) {
 TEST_F(LinkIntegrationTest, CliRunsLoadAgainstServeAcrossTheLink) {
   std::string out;
   int rc = RunLinkCli(
-      "--rtt 30ms --server='--cert ecdsa-p256 --groups X25519' -- sh -c '" PQC_BENCH_BIN
-      " load --target $PQC_TARGET --ca $PQC_CA --groups X25519 --rate 10 --duration 1s "
-      "--warmup 200ms --max-lag-p99 10s --json /dev/stdout >/dev/null 2>&1; echo load=$?'",
+      "--rtt 30ms --server='--cert ecdsa-p256 --groups X25519' -- sh -c '" +
+          std::string(PQC_BENCH_BIN) +
+          " load --target $PQC_TARGET --ca $PQC_CA --groups X25519 --rate 10 --duration 1s "
+          "--warmup 200ms --max-lag-p99 10s --json /dev/stdout >/dev/null 2>&1; echo load=$?'",
       &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("load=0"), std::string::npos) << out;
@@ -788,7 +789,6 @@ TEST_F(LinkIntegrationTest, WithoutRootAUserNamespaceCarriesTheLink) {
   EXPECT_GE(ms, 20.0);
   EXPECT_LE(ms, 200.0);  // generous: two shared cores
 }
-#endif
 
 }  // namespace
 }  // namespace pqc::link

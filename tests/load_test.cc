@@ -19,6 +19,7 @@
 #include "measured.h"
 #include "server/embedded_server.h"
 #include "tls/cert_chain.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -22,6 +22,7 @@
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/client_hello.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

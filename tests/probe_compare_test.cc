@@ -14,6 +14,7 @@
 #include "report/probe_diff_output.h"
 #include "report/probe_doc.h"
 #include "tls/probe.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -20,6 +20,7 @@
 #include "tls/cert_files.h"
 #include "tls/context.h"
 #include "tls/providers.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -26,6 +26,7 @@
 #include "net/socket.h"
 #include "quic/h3_server.h"
 #include "tls/context.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -24,6 +24,7 @@
 #include "report/html_text.h"
 #include "report/summary_json.h"
 #include "summary_fixtures.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

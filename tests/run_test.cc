@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench_child.h"
+#include "test_paths.h"
 
 namespace {
 

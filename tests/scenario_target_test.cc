@@ -10,6 +10,7 @@
 #include "scenario/arm_options.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
+#include "test_paths.h"
 
 namespace pqc::scenario {
 namespace {

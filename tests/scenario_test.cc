@@ -12,6 +12,7 @@
 #include <set>
 
 #include "scenario/plan.h"
+#include "test_paths.h"
 
 namespace pqc::scenario {
 namespace {

@@ -25,6 +25,7 @@
 #include "server/server_groups.h"
 #include "tls/cert_chain.h"
 #include "tls/context.h"
+#include "test_paths.h"
 
 extern char** environ;
 

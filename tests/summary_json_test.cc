@@ -12,6 +12,7 @@
 #include <string>
 
 #include "summary_fixtures.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

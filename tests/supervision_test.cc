@@ -25,6 +25,7 @@
 #include "core/cpu_affinity.h"
 #include "core/fd.h"
 #include "core/stop_signals.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {

@@ -44,6 +44,7 @@
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
+#include "test_paths.h"
 
 namespace pqc::target {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "report/report_files.h"
 #include "report/summary_json.h"
+#include "test_paths.h"
 
 namespace pqc {
 namespace {
