@@ -23,7 +23,10 @@ folders are its own (tests/CMakeLists.txt).
 A README command that no step runs fails the test, and so does a step whose command
 is no longer in the README: the README and the tool cannot drift apart.
 
-Usage: readme_test.py CHECKOUT_ROOT   (ctest runs it; label `readme`)
+Usage: readme_test.py CHECKOUT_ROOT [study|tools]   (ctest runs it; label `readme`)
+CTest runs it as two tests side by side: `tools`, the commands that write no results/ and
+listen on no port (the FIPS probe, the fuzzing commands), and `study`, every other; without
+the part, all of them in one. Both check that the pages and the steps agree.
 """
 import glob
 import json
@@ -37,6 +40,9 @@ import sys
 import time
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+PART = sys.argv[2] if len(sys.argv) > 2 else None
+if PART not in (None, "study", "tools"):
+    sys.exit(f"readme_test.py: unknown part {PART!r} (valid: study, tools)")
 # The pages a user (or a developer: docs/development.md) reads and types from.
 PAGES = ["README.md", "docs/guide.md", "docs/cli.md", "docs/scenarios.md", "docs/link.md",
          "docs/methodology.md", "docs/development.md"]
@@ -189,6 +195,8 @@ def main():
     # The compare example's own results directories, removed afterwards unless they were there.
     compare_dirs = [os.path.join(ROOT, d) for d in ("before", "after", "results/shards",
                                                     "results/merged")]
+    if PART == "tools":  # the study part's, which may be running beside this one
+        compare_dirs = []
     preexisting = [d for d in compare_dirs if os.path.exists(d)]
     assert not preexisting, f"{preexisting} exist: the compare example would write into them"
 
@@ -480,8 +488,16 @@ def main():
          f"{SHORT_RUN}", False, False, 180, external),
     ]
 
+    # The part `tools` (see the usage above): no results/, no port, so it can run beside the rest.
+    tools = {"build/src/pqc-bench probe --provider fips --provider base --property-query fips=yes",
+             "scripts/build.sh fuzz && scripts/fuzz_run.sh build-fuzz 60",
+             "bench/fuzz_long.sh 600",
+             "mkdir -p /tmp/pqc-corpus && build-fuzz/fuzz/scenario_fuzz /tmp/pqc-corpus "
+             "fuzz/corpus/scenario -dict=fuzz/dict/scenario.dict -max_total_time=60",
+             "build/fuzz/scenario_replay fuzz/corpus/scenario"}
     failures = []
     listed = [s[0] for s in steps]
+    failures += [f"tools step that is no step: {cmd}" for cmd in sorted(tools - set(listed))]
     for cmd in shown:
         if cmd not in listed:
             failures.append(f"command of {', '.join(where[cmd])} run by no step (add one to "
@@ -494,6 +510,8 @@ def main():
     try:
         for readme, how, bg, needs_root, limit, check in steps:
             if readme not in shown:
+                continue
+            if PART is not None and (readme in tools) != (PART == "tools"):
                 continue
             if needs_root and not root_user:
                 failures.append(f"needs root (CI runs as root): {readme}")
@@ -564,7 +582,7 @@ def main():
         for d in compare_dirs:
             shutil.rmtree(d, ignore_errors=True)
         for f in (ca, arm_json, clients_ca, clients_db, clients_db + "-wal", clients_db + "-shm"):
-            if os.path.exists(f):
+            if PART != "tools" and os.path.exists(f):
                 os.remove(f)
     for f in saturated_steps:
         print(f"SATURATED (not failed): {f}")
