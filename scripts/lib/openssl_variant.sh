@@ -153,7 +153,7 @@ build_openssl() {
   rm -rf "$build" "$3"; mkdir -p "$build"
   # Measured on 2 idle cores: 5 minutes (a build split in two, the FIPS provider's modules
   # apart, took 291 s + 22 s: not worth a second step for the main command).
-  log "building OpenSSL $4 (5 minutes on 2 idle cores, 10 on busy ones; cached afterwards)"
+  log "building OpenSSL $4 (2–3 minutes on 2 idle cores, more on busy ones; cached afterwards)"
   local started=$SECONDS
   case $1 in
     tarball) tar -xf "$2" -C "$build" --strip-components=1 ;;

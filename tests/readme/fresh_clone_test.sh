@@ -4,7 +4,7 @@
 # build/ and results/ would hide a missing step) and a set-up cache of its own, then
 # `./scripts/quick.sh` with the documented short flags, twice:
 #   1. as root, in a new cache seeded only with a link to the warm cache's OpenSSL build
-#      (compiling it takes 5 minutes; its recipe is the set-up's, and its cache key is kept). The set-up must
+#      (compiling it takes 2–3 minutes; its recipe is the set-up's, and its cache key is kept). The set-up must
 #      fetch the chart libraries, build nghttp3 (10 s) and the tool, and nothing else: no nginx,
 #      HAProxy or h2load, no npm packages — and the Debian packages it would install (`setup.sh
 #      --packages core`) must hold none of the tests' (Chromium, Slurm, clang, GoogleTest,
