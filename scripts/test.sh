@@ -58,7 +58,7 @@ step() {
 # (the README's fuzzing commands; the fuzz stage then finds it built).
 export PQC_PREBUILT=0
 # Tests wait more than they compute (rates, timers, child processes, sockets): at one test per
-# core the release stage's tests kept 0.8 of 2 cores busy (940 s of CPU in 950 s), the ASan
+# core the release stage's tests kept 0.8 of 2 cores busy (about 770 s of CPU in 950 s), the ASan
 # stage's too (357 s in 451 s). So CTest runs two per core; the tests that judge timings or
 # share the machine's cores by design are RUN_SERIAL (tests/CMakeLists.txt) and run alone.
 jobs=${PQC_TEST_JOBS:-$((2 * $(nproc)))}
