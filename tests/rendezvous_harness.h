@@ -1,15 +1,18 @@
 // rendezvous_harness — shard 0 and its followers on loopback for the tests of the rendezvous
 // and of the trial barriers: a free port, shard 0 waiting in a thread, a follower joining,
-// one plan identity and one key.
+// one plan identity and one key; strangers' blocking connections, writes and reads.
 #pragma once
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "net/address.h"
@@ -80,6 +83,41 @@ inline Result<Follower> Join(uint16_t port, uint32_t index, uint32_t count,
                              const RendezvousKey* key, Nanos wait = 10 * kSecond) {
   return Follower::Join(Loopback(port), Loopback(0), {index, count}, kIdentity, key,
                         MonotonicNow() + wait);
+}
+
+// Blocking connect, for strangers.
+inline ScopedFd Dial(uint16_t port) {
+  for (int i = 0; i < 100; ++i) {
+    ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const SocketAddress a = Loopback(port);
+    if (::connect(fd.get(), a.sa(), a.len) == 0) return fd;
+    ::usleep(20'000);
+  }
+  ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
+  return {};
+}
+
+inline void Write(int fd, std::string_view s) {
+  while (!s.empty()) {
+    const ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+// ReadAll: what a peer sends until it closes or `ms` pass.
+inline std::string ReadAll(int fd, int ms) {
+  std::string out;
+  const Nanos until = MonotonicNow() + static_cast<Nanos>(ms) * 1'000'000;
+  while (MonotonicNow() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 }  // namespace pqc::scenario::rendezvous_harness

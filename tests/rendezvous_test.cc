@@ -36,41 +36,6 @@ using namespace rendezvous_harness;  // NOLINT(google-build-using-namespace)
 
 const RendezvousKey kOtherKey{"fedcba9876543210fedcba9876543210"};
 
-// Blocking connect, for strangers.
-ScopedFd Dial(uint16_t port) {
-  for (int i = 0; i < 100; ++i) {
-    ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    const SocketAddress a = Loopback(port);
-    if (::connect(fd.get(), a.sa(), a.len) == 0) return fd;
-    ::usleep(20'000);
-  }
-  ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
-  return {};
-}
-
-void Write(int fd, std::string_view s) {
-  while (!s.empty()) {
-    const ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
-    if (n <= 0) return;
-    s.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
-// ReadAll: what a peer sends until it closes or `ms` pass.
-std::string ReadAll(int fd, int ms) {
-  std::string out;
-  const Nanos until = MonotonicNow() + static_cast<Nanos>(ms) * 1'000'000;
-  while (MonotonicNow() < until) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
-}
-
 // Proxy: relays one connection from `port()` to `to`, recording what the joiner sent and
 // passing shard 0's bytes through `alter` (the network an attacker controls).
 class Proxy {
@@ -132,7 +97,15 @@ class Proxy {
   std::thread thread_;
 };
 
+// Value: what a Result holds (a failed test, and "", when it holds an error).
+std::string Value(const Result<std::string>& r) {
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  return r.ok() ? *r : std::string();
+}
+
 TEST(RendezvousAuth, TagsDependOnEverythingTheyCover) {
+  const auto SessionKey = [](auto&&... a) { return Value(scenario::SessionKey(a...)); };
+  const auto MessageTag = [](auto&&... a) { return Value(scenario::MessageTag(a...)); };
   const std::string s = SessionKey(kKey, "l1", "f1");
   const std::string t = MessageTag(s, Direction::kFromLeader, 0, "TRIAL seq=0", "roots");
   EXPECT_EQ(t.size(), kTagHex);

@@ -142,17 +142,23 @@ uint16_t SocketAddress::port() const {
   return 0;
 }
 
-std::string SocketAddress::ToString() const {
+std::string SocketAddress::Host() const {
   char buf[INET6_ADDRSTRLEN] = {};
   if (family() == AF_INET) {
     inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr, buf, sizeof(buf));
-    return fmt::format("{}:{}", buf, port());
+    return buf;
   }
   if (family() == AF_INET6) {
     inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_addr, buf,
               sizeof(buf));
-    return fmt::format("[{}]:{}", buf, port());
+    return buf;
   }
+  return "(unset address)";
+}
+
+std::string SocketAddress::ToString() const {
+  if (family() == AF_INET) return fmt::format("{}:{}", Host(), port());
+  if (family() == AF_INET6) return fmt::format("[{}]:{}", Host(), port());
   return "(unset address)";
 }
 

@@ -24,6 +24,8 @@ struct SocketAddress {
   SocketAddress WithPort(uint16_t port) const;
   // IsLoopback: 127.0.0.0/8 or ::1 (what only this machine can reach).
   bool IsLoopback() const;
+  // Host: the address without its port ("127.0.0.1", "::1").
+  std::string Host() const;
   // ToString: "127.0.0.1:8443" or "[::1]:8443" — the same syntax ParseAddress accepts.
   std::string ToString() const;
 };

@@ -10,14 +10,22 @@
 
 namespace pqc {
 
-Status LineStream::Write(std::string_view bytes) {
+Status LineStream::Write(std::string_view bytes, Nanos deadline) {
   size_t off = 0;
   while (off < bytes.size()) {
-    const ssize_t n = ::send(fd_.get(), bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(fd_.get(), bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
+      const Nanos left = deadline - MonotonicNow();
+      if (left <= 0) {
+        return MakeError(ErrorKind::kIo,
+                         fmt::format("send timed out: the peer has not read for a while ({} of "
+                                     "{} bytes sent)",
+                                     off, bytes.size()));
+      }
       pollfd p{fd_.get(), POLLOUT, 0};
-      (void)::poll(&p, 1, 1000);
+      (void)::poll(&p, 1, static_cast<int>(std::min<Nanos>(left / 1'000'000 + 1, 1000)));
       continue;
     }
     if (n <= 0) {

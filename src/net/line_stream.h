@@ -17,9 +17,10 @@ class LineStream {
  public:
   explicit LineStream(ScopedFd fd) : fd_(std::move(fd)) {}
 
-  // Write: all of `bytes` (waiting a little while the socket's buffer is full: the messages
-  // are small and the peer reads them soon). The error says "send failed: …".
-  Status Write(std::string_view bytes);
+  // Write: all of `bytes`, waiting while the socket's buffer is full until `deadline`
+  // (CLOCK_MONOTONIC): a peer that stops reading ends the write with an error instead of
+  // holding the writer. The error says "send failed: …" or "send timed out: …".
+  Status Write(std::string_view bytes, Nanos deadline);
 
   enum class Filled { kMore, kTimedOut, kClosed };
   // Fill: waits until bytes arrive (appended to buffer()), the peer closes, or `deadline`

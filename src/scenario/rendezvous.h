@@ -9,7 +9,9 @@
 // rendezvous_wire.h's.
 // With a key (rendezvous_auth.h) every connection opens with a NONCE each way and every line
 // after carries its tag; a connection that fails to prove the key is refused and dropped while
-// the leader goes on waiting for the real shards (docs/shards.md, "Security").
+// the leader goes on waiting for the real shards, and a flood of such connections cycles
+// through a bounded gate (rendezvous_gate.h) that a follower, told BUSY, retries until its
+// deadline (docs/shards.md, "Security").
 #pragma once
 
 #include <cstdint>
@@ -52,9 +54,9 @@ class Leader {
  public:
   // Open: listens on `addr`, waits until every other shard of `spec` has joined with the same
   // identity (a mismatch is an error naming the shard and what differs), until `deadline`.
-  // With `key`, a joiner must first prove it (a connection that does not, or says anything
-  // malformed, or stays silent for 10 s, is refused, logged and dropped; the wait goes on);
-  // without one, `addr` must be a loopback address.
+  // With `key`, a joiner must first prove it (a connection that does not within 2 s, or says
+  // anything malformed, is refused, logged and dropped; the wait goes on: rendezvous_gate.h
+  // bounds what strangers can hold); without one, `addr` must be a loopback address.
   static Result<Leader> Open(const SocketAddress& addr, const ShardSpec& spec,
                              const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline,
                              std::FILE* log);

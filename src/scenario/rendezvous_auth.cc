@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
@@ -35,19 +36,27 @@ bool IsLowerHex(std::string_view s) {
   return true;
 }
 
-// Mac: HMAC-SHA256 of the concatenated parts under `key`, raw bytes.
-std::string Mac(std::string_view key, std::initializer_list<std::string_view> parts) {
+// Mac: HMAC-SHA256 of the concatenated parts under `key`, raw bytes. It fails where SHA-256
+// cannot be fetched (a configuration without it, default properties no provider meets): an
+// error, never an empty tag or key, which would leave a channel unauthenticated or every tag
+// the same.
+Result<std::string> Mac(std::string_view key, std::initializer_list<std::string_view> parts) {
   std::string data;
   for (std::string_view p : parts) data += p;
   std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
   unsigned int len = 0;
-  // One-shot HMAC: no context to own; it fails only without SHA-256, which OpenSSL 3 has.
+  // One-shot HMAC: no context to own.
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
            reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
-           &len) == nullptr) {
-    return {};
+           &len) == nullptr ||
+      len != kTagHex / 2) {
+    ERR_clear_error();
+    return MakeError(ErrorKind::kTls,
+                     "rendezvous: HMAC-SHA256 is not available from OpenSSL here (its "
+                     "configuration or default properties leave no provider with SHA-256): the "
+                     "rendezvous key cannot be used; check OPENSSL_CONF and OPENSSL_MODULES");
   }
-  return {reinterpret_cast<const char*>(out.data()), len};
+  return std::string(reinterpret_cast<const char*>(out.data()), len);
 }
 
 }  // namespace
@@ -56,13 +65,23 @@ Result<RendezvousKey> LoadRendezvousKey(const std::string& path) {
   auto fail = [&](std::string_view why) {
     return MakeError(ErrorKind::kUsage, fmt::format("--rendezvous-key {}: {}", path, why));
   };
-  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO planted at the path must not block the open before fstat can tell it
+  // is not a regular file (for a regular file the flag changes nothing).
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd.valid()) {
     return fail(fmt::format("cannot open it: {}; {}", std::strerror(errno), kHowToMake));
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return fail(fmt::format("not a regular file; {}", kHowToMake));
+  }
+  // Its owner: this user, or root (a Kubernetes Secret's files are root's). A key another
+  // user owns is one they can rewrite or chmod at will, whatever its mode says now.
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    return fail(
+        fmt::format("it belongs to user {}, not to this user ({}) or root: another user "
+                    "could change it; chown it to the user running the shards",
+                    st.st_uid, ::geteuid()));
   }
   if ((st.st_mode & 077) != 0) {
     return fail(fmt::format(
@@ -103,17 +122,18 @@ Result<std::string> NewNonce() {
   return Hex(raw.data(), raw.size());
 }
 
-std::string SessionKey(const RendezvousKey& key, std::string_view leader_nonce,
-                       std::string_view follower_nonce) {
+Result<std::string> SessionKey(const RendezvousKey& key, std::string_view leader_nonce,
+                               std::string_view follower_nonce) {
   return Mac(key.bytes, {"pqc-bench rendezvous 1\n", leader_nonce, "\n", follower_nonce});
 }
 
-std::string MessageTag(std::string_view session, Direction from, uint64_t counter,
-                       std::string_view line, std::string_view payload) {
+Result<std::string> MessageTag(std::string_view session, Direction from, uint64_t counter,
+                               std::string_view line, std::string_view payload) {
   const char dir = static_cast<char>(from);
   const std::string head = fmt::format("{} {}\n", dir, counter);
-  const std::string mac = Mac(session, {head, line, "\n", payload});
-  return Hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
+  auto mac = Mac(session, {head, line, "\n", payload});
+  if (!mac) return mac.error();
+  return Hex(reinterpret_cast<const unsigned char*>(mac->data()), mac->size());
 }
 
 bool SameTag(std::string_view a, std::string_view b) {

@@ -30,9 +30,10 @@ constexpr size_t kMaxKeyBytes = 4096;
 constexpr size_t kNonceHex = 32;  // 16 random bytes
 constexpr size_t kTagHex = 64;    // HMAC-SHA256
 
-// LoadRendezvousKey: the file at `path`, which must be a regular file no other user can read
-// (mode 0600 or 0400: a key others can read proves nothing) of 16 to 4096 bytes. Errors say
-// how to make one.
+// LoadRendezvousKey: the file at `path`, which must be a regular file (a FIFO or device is
+// refused without blocking) owned by this user or root, that no other user can read (mode 0600
+// or 0400: a key others can read proves nothing), of 16 to 4096 bytes. Errors say how to make
+// one.
 Result<RendezvousKey> LoadRendezvousKey(const std::string& path);
 
 // KeyRequired: the error of a rendezvous at a non-loopback `address` without a key, `what`
@@ -42,16 +43,18 @@ Error KeyRequired(std::string_view what);
 // NewNonce: 16 bytes from OpenSSL's random generator, as 32 lowercase hex digits.
 Result<std::string> NewNonce();
 
-// SessionKey: HMAC-SHA256(key, "pqc-bench rendezvous 1" | leader nonce | follower nonce).
-std::string SessionKey(const RendezvousKey& key, std::string_view leader_nonce,
-                       std::string_view follower_nonce);
+// SessionKey: HMAC-SHA256(key, "pqc-bench rendezvous 1" | leader nonce | follower nonce); an
+// error where OpenSSL has no SHA-256 (never an empty key).
+Result<std::string> SessionKey(const RendezvousKey& key, std::string_view leader_nonce,
+                               std::string_view follower_nonce);
 
 // Direction: who sent a message; in the tag, so that a message cannot be reflected back.
 enum class Direction : char { kFromLeader = 'L', kFromFollower = 'F' };
 
-// MessageTag: HMAC-SHA256(session, direction | counter | line | '\n' | payload), 64 hex digits.
-std::string MessageTag(std::string_view session, Direction from, uint64_t counter,
-                       std::string_view line, std::string_view payload);
+// MessageTag: HMAC-SHA256(session, direction | counter | line | '\n' | payload), 64 hex digits;
+// an error where OpenSSL has no SHA-256.
+Result<std::string> MessageTag(std::string_view session, Direction from, uint64_t counter,
+                               std::string_view line, std::string_view payload);
 
 // SameTag: a constant-time comparison (the time a wrong tag takes tells nothing).
 bool SameTag(std::string_view a, std::string_view b);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "net/socket.h"
 #include "scenario/rendezvous.h"
@@ -19,50 +20,98 @@ namespace {
 
 constexpr int64_t kPingRounds = 8;
 
+// Introduced: how a joiner's handshake ended short of an error — welcomed, or turned away by
+// shard 0's gate for now (a BUSY: its joining connections were full, a flood of strangers may
+// hold them; or the connection closed before an answer), which a follower retries until its
+// deadline. A REFUSE is not retried: it names something only the user can change.
+struct Introduced {
+  bool welcomed = false;
+  std::string busy;  // why not, this time (printable)
+};
+
+// Answer: shard 0's reply during the handshake; a BUSY or a close, as Introduced.
+Result<std::optional<Message>> Answer(Channel& ch, Nanos deadline, Introduced& out) {
+  auto m = ch.Receive(deadline);
+  if (!m) {
+    if (m.error().message.find("closed the connection") != std::string::npos) {
+      out.busy = "shard 0 closed the connection before answering";
+      return std::optional<Message>();
+    }
+    return m.error();
+  }
+  if (m->kind == MessageKind::kBusy) {
+    out.busy = Printable(m->text);
+    return std::optional<Message>();
+  }
+  if (m->kind == MessageKind::kRefuse) {
+    return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + Printable(m->text));
+  }
+  return std::optional<Message>(std::move(*m));
+}
+
 // Introduce: a joiner's side of the handshake up to shard 0's WELCOME. With a key: NONCE each
 // way, then HELLO and WELCOME tagged, so shard 0 proves the key as well (a stranger at the
 // rendezvous address cannot steer this shard).
-Status Introduce(Channel& ch, const SocketAddress& leader, const ShardSpec& spec,
-                 const PlanIdentity& identity, const RendezvousKey* key, Nanos deadline) {
+Result<Introduced> Introduce(Channel& ch, const SocketAddress& leader, const ShardSpec& spec,
+                             const PlanIdentity& identity, const RendezvousKey* key,
+                             Nanos deadline) {
+  Introduced out;
   if (key != nullptr) {
     auto mine = NewNonce();
     if (!mine) return mine.error();
-    if (Status st = ch.Send({.kind = MessageKind::kNonce, .nonce = *mine}); !st) return st;
-    auto theirs = ch.Receive(deadline);
+    if (Status st = ch.Send({.kind = MessageKind::kNonce, .nonce = *mine}); !st) return st.error();
+    auto theirs = Answer(ch, deadline, out);
     if (!theirs) return theirs.error();
-    if (theirs->kind == MessageKind::kRefuse) {
-      return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + theirs->text);
-    }
-    if (theirs->kind != MessageKind::kNonce) {
+    if (!*theirs) return out;
+    if ((*theirs)->kind != MessageKind::kNonce) {
       return MakeError(ErrorKind::kConfig,
                        fmt::format("rendezvous {}: shard 0 answered '{}' to a NONCE: it has no "
                                    "--rendezvous-key (give every shard the same key)",
-                                   leader.ToString(), FormatMessage(*theirs).substr(0, 60)));
+                                   leader.ToString(), Printable(FormatMessage(**theirs), 60)));
     }
-    ch.Authenticate(SessionKey(*key, theirs->nonce, *mine), Direction::kFromFollower);
+    auto session = SessionKey(*key, (*theirs)->nonce, *mine);
+    if (!session) return session.error();
+    ch.Authenticate(std::move(*session), Direction::kFromFollower);
   }
   Message hello{.kind = MessageKind::kHello, .shard = spec, .identity = identity};
-  if (Status st = ch.Send(hello); !st) return st;
-  auto answer = ch.Receive(deadline);
+  if (Status st = ch.Send(hello); !st) return st.error();
+  auto answer = Answer(ch, deadline, out);
   if (!answer) {
-    if (key == nullptr) return answer.error();
+    if (key == nullptr || answer.error().kind == ErrorKind::kConfig) return answer.error();
     return MakeError(ErrorKind::kConfig,
                      fmt::format("rendezvous {}: shard 0 did not prove the rendezvous key ({}): "
                                  "another --rendezvous-key there, or not pqc-bench's shard 0",
                                  leader.ToString(), answer.error().message));
   }
-  if (answer->kind == MessageKind::kRefuse) {
-    return MakeError(ErrorKind::kConfig, "rendezvous: shard 0 refused: " + answer->text);
-  }
-  if (answer->kind == MessageKind::kNonce) {
+  if (!*answer) return out;
+  if ((*answer)->kind == MessageKind::kNonce) {
     return MakeError(ErrorKind::kConfig,
                      "rendezvous: shard 0 requires the rendezvous key: give this shard the same "
                      "--rendezvous-key FILE as shard 0");
   }
-  if (answer->kind != MessageKind::kWelcome) {
+  if ((*answer)->kind != MessageKind::kWelcome) {
     return MakeError(ErrorKind::kIo, "rendezvous: shard 0 did not welcome this shard");
   }
-  return {};
+  out.welcomed = true;
+  return out;
+}
+
+// MeasureClock: the clock rounds, the one with the least delay kept.
+Result<ClockOffset> MeasureClock(Channel& ch, Nanos deadline) {
+  ClockOffset best{0, INT64_MAX};
+  for (int64_t i = 0; i < kPingRounds; ++i) {
+    const int64_t t0 = UnixNowNs();
+    if (Status st = ch.Send({.kind = MessageKind::kPing, .t0 = t0}); !st) return st.error();
+    auto pong = ch.Receive(deadline);
+    if (!pong) return pong.error();
+    const int64_t t2 = UnixNowNs();
+    if (pong->kind != MessageKind::kPong || pong->t0 != t0) {
+      return MakeError(ErrorKind::kIo, "rendezvous: shard 0 answered a PING wrongly");
+    }
+    // The leader read its clock halfway through the round trip, by assumption.
+    if (t2 - t0 < best.rtt_ns) best = {pong->t1 - (t0 + t2) / 2, t2 - t0};
+  }
+  return best;
 }
 
 }  // namespace
@@ -73,8 +122,12 @@ Result<Follower> Follower::Join(const SocketAddress& leader, const SocketAddress
   if (key == nullptr && !leader.IsLoopback()) {
     return KeyRequired("rendezvous " + leader.ToString());
   }
-  // Shard 0 may not listen yet (the scheduler starts every task at about the same time):
-  // retry a refused connection until the deadline.
+  // Shard 0 may not listen yet (the scheduler starts every task at about the same time), or
+  // be busy with strangers: retry a refused connection and a BUSY until the deadline, waiting
+  // a little longer each time (0.1 s to 1 s).
+  std::string busy;
+  int busy_times = 0;
+  useconds_t pause = 100'000;
   for (;;) {
     int err = 0;
     auto fd = ConnectTcpNonBlocking(leader, &err);
@@ -83,35 +136,36 @@ Result<Follower> Follower::Join(const SocketAddress& leader, const SocketAddress
       (void)::poll(&p, 1, 2000);
       err = SocketError(fd->get());
       if (err == 0 && (p.revents & POLLOUT) != 0) {
-        Channel ch(std::move(*fd));
-        if (Status st = Introduce(ch, leader, spec, identity, key, deadline); !st) {
-          return st.error();
+        Channel ch(std::move(*fd), kMaxPayload);
+        auto introduced = Introduce(ch, leader, spec, identity, key, deadline);
+        if (!introduced) return introduced.error();
+        if (introduced->welcomed) {
+          auto clock = MeasureClock(ch, deadline);
+          if (!clock) return clock.error();
+          if (Status st = ch.Send({.kind = MessageKind::kReady}); !st) return st.error();
+          return Follower(std::move(ch), serve_host, spec, *clock);
         }
-        ClockOffset best{0, INT64_MAX};
-        for (int64_t i = 0; i < kPingRounds; ++i) {
-          const int64_t t0 = UnixNowNs();
-          if (Status st = ch.Send({.kind = MessageKind::kPing, .t0 = t0}); !st) return st.error();
-          auto pong = ch.Receive(deadline);
-          if (!pong) return pong.error();
-          const int64_t t2 = UnixNowNs();
-          if (pong->kind != MessageKind::kPong || pong->t0 != t0) {
-            return MakeError(ErrorKind::kIo, "rendezvous: shard 0 answered a PING wrongly");
-          }
-          // The leader read its clock halfway through the round trip, by assumption.
-          if (t2 - t0 < best.rtt_ns) best = {pong->t1 - (t0 + t2) / 2, t2 - t0};
-        }
-        if (Status st = ch.Send({.kind = MessageKind::kReady}); !st) return st.error();
-        return Follower(std::move(ch), serve_host, spec, best);
+        busy = std::move(introduced->busy);
+        ++busy_times;
       }
     }
     if (MonotonicNow() >= deadline) {
+      if (busy_times > 0) {
+        return MakeError(ErrorKind::kIo,
+                         fmt::format("rendezvous {}: shard 0 turned this shard away {} time(s) "
+                                     "until the deadline (last: {}); something else holds its "
+                                     "port's joining connections (see shard 0's log), or raise "
+                                     "--rendezvous-timeout",
+                                     leader.ToString(), busy_times, busy));
+      }
       return MakeError(
           ErrorKind::kIo,
           fmt::format("rendezvous {}: shard 0 cannot be reached ({}); start it with "
                       "--shard 0/{} and the same --rendezvous",
                       leader.ToString(), err != 0 ? std::strerror(err) : "no answer", spec.count));
     }
-    ::usleep(100'000);
+    ::usleep(pause);
+    pause = std::min<useconds_t>(2 * pause, 1'000'000);
   }
 }
 

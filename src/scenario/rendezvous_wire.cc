@@ -39,18 +39,17 @@ const char* KindName(MessageKind k) {
       return "END";
     case MessageKind::kStop:
       return "STOP";
+    case MessageKind::kBusy:
+      return "BUSY";
   }
   return "?";
 }
 
 Error Protocol(std::string_view line, std::string_view why) {
-  // What a stranger sent goes to the log: its bytes outside printable ASCII as '?'.
-  std::string shown(line.substr(0, 80));
-  for (char& c : shown) c = c >= 0x20 && c < 0x7f ? c : '?';
   return MakeError(ErrorKind::kIo,
                    fmt::format("rendezvous: malformed message '{}': {} (is a pqc-bench of the "
                                "same version on the other end?)",
-                               shown, why));
+                               Printable(line, 80), why));
 }
 
 // Fields: the key=value tokens of a line after its kind, each key once.
@@ -94,6 +93,12 @@ Result<std::string> Text(std::string_view line,
 
 }  // namespace
 
+std::string Printable(std::string_view text, size_t max) {
+  std::string shown(text.substr(0, max));
+  for (char& c : shown) c = c >= 0x20 && c < 0x7f ? c : '?';
+  return shown;
+}
+
 std::string Digest(std::string_view text) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : text) {
@@ -114,6 +119,7 @@ std::string FormatMessage(const Message& m) {
                          m.identity.options, m.identity.plan);
     case MessageKind::kRefuse:
     case MessageKind::kStop:
+    case MessageKind::kBusy:
       return fmt::format("{} {}", k, m.text);
     case MessageKind::kPing:
       return fmt::format("{} t0={}", k, m.t0);
@@ -141,12 +147,13 @@ Result<Message> ParseMessage(std::string_view line) {
   const std::string_view rest =
       sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
   Message m;
-  for (int i = 0; i <= static_cast<int>(MessageKind::kStop); ++i) {
+  for (int i = 0; i <= static_cast<int>(MessageKind::kBusy); ++i) {
     if (kind == KindName(static_cast<MessageKind>(i))) m.kind = static_cast<MessageKind>(i);
   }
   if (kind != KindName(m.kind)) return Protocol(line, "unknown kind");
   // Kinds whose text is the rest of the line (free words, after a sequence number for SKIP).
-  if (m.kind == MessageKind::kRefuse || m.kind == MessageKind::kStop) {
+  if (m.kind == MessageKind::kRefuse || m.kind == MessageKind::kStop ||
+      m.kind == MessageKind::kBusy) {
     m.text = std::string(rest);
     return m;
   }
@@ -232,6 +239,7 @@ Result<Message> ParseMessage(std::string_view line) {
     case MessageKind::kEnd:
     case MessageKind::kRefuse:
     case MessageKind::kStop:
+    case MessageKind::kBusy:
       break;
   }
   if (f->size() != expected) return Protocol(line, "an unknown field");
@@ -240,18 +248,21 @@ Result<Message> ParseMessage(std::string_view line) {
 
 void Channel::Authenticate(std::string session, Direction self) {
   session_ = std::move(session);
+  authenticated_ = true;
   self_ = self;
   sent_ = received_ = 0;
 }
 
-Status Channel::Send(const Message& m, std::string_view payload) {
+Status Channel::Send(const Message& m, std::string_view payload, Nanos within) {
   std::string out = FormatMessage(m);
   if (authenticated()) {
-    out += " mac=" + MessageTag(session_, self_, sent_++, out, payload);
+    auto tag = MessageTag(session_, self_, sent_++, out, payload);
+    if (!tag) return tag.error();
+    out += " mac=" + *tag;
   }
   out += '\n';
   out += payload;
-  if (Status st = stream_.Write(out); !st) {
+  if (Status st = stream_.Write(out, MonotonicNow() + within); !st) {
     return MakeError(ErrorKind::kIo, "rendezvous: " + st.error().message);
   }
   return {};
@@ -274,23 +285,29 @@ Result<std::optional<Message>> Channel::Take() {
       return MakeError(ErrorKind::kIo,
                        fmt::format("rendezvous: a message without its tag on an authenticated "
                                    "connection: '{}'",
-                                   line.substr(0, 80)));
+                                   Printable(line, 80)));
     }
     text = split->message;
     tag = split->tag;
   }
   auto m = ParseMessage(text);
   if (!m) return m.error();
+  if (m->payload > max_payload_) {
+    return Protocol(text, max_payload_ == 0 ? "shard 0 takes no payload (roots=) from a shard"
+                                            : "roots= is over the most this end takes");
+  }
   if (buf.size() - nl - 1 < m->payload) return std::optional<Message>();  // more to come
   const std::string_view payload = buf.substr(nl + 1, m->payload);
   if (authenticated()) {
     const Direction peer =
         self_ == Direction::kFromLeader ? Direction::kFromFollower : Direction::kFromLeader;
-    if (!SameTag(tag, MessageTag(session_, peer, received_, text, payload))) {
+    auto expected = MessageTag(session_, peer, received_, text, payload);
+    if (!expected) return expected.error();
+    if (!SameTag(tag, *expected)) {
       return MakeError(ErrorKind::kIo,
                        fmt::format("rendezvous: message {} ('{}') fails authentication: another "
                                    "--rendezvous-key, a replayed or an altered message",
-                                   received_, text.substr(0, 60)));
+                                   received_, Printable(text, 60)));
     }
     ++received_;
   }

@@ -40,7 +40,8 @@ enum class MessageKind : uint8_t {
   kSkip,
   kDone,
   kEnd,
-  kStop
+  kStop,
+  kBusy,  // shard 0 cannot take this connection now (its joining connections are full)
 };
 
 // Message: one line. Which fields are set depends on the kind (see FormatMessage).
@@ -59,12 +60,19 @@ struct Message {
   // link's server address.
   std::string netns;
   bool valid = false;  // done
-  std::string text;    // refuse, skip, stop: the reason (rest of the line)
+  std::string text;    // refuse, busy, skip, stop: the reason (rest of the line)
   std::string body;    // trial, as received: the `payload` bytes that followed the line
 };
 
 constexpr size_t kMaxLine = 4096;
 constexpr uint64_t kMaxPayload = 1 << 20;
+// kSendTime: how long a message may wait for the peer to read (the roots of a trial, 1 MiB at
+// most, on a cluster network); a peer that stops reading is then lost, not waited for.
+constexpr Nanos kSendTime = 30'000'000'000;
+
+// Printable: what another process sent, fit for a log or a terminal: at most `max` bytes, each
+// outside printable ASCII shown as '?' (no escape sequence of a stranger's reaches a terminal).
+std::string Printable(std::string_view text, size_t max = 200);
 
 std::string FormatMessage(const Message& m);  // without the newline
 Result<Message> ParseMessage(std::string_view line);
@@ -76,12 +84,17 @@ bool IsToolNetns(std::string_view path);
 // Channel: one control connection, blocking reads with a deadline (CLOCK_MONOTONIC).
 class Channel {
  public:
-  explicit Channel(ScopedFd fd) : stream_(std::move(fd)) {}
+  // `max_payload`: the most bytes a received message may announce after its line — shard 0's
+  // channels take none (no joiner or follower ever sends one, so a stranger's TRIAL line does
+  // not make shard 0 wait for a megabyte), a follower's up to kMaxPayload (the roots).
+  Channel(ScopedFd fd, uint64_t max_payload) : stream_(std::move(fd)), max_payload_(max_payload) {}
   // Authenticate: from now on every message sent carries its tag and every message received
   // must carry a valid one (`session`: SessionKey; `self`: the side this end is).
   void Authenticate(std::string session, Direction self);
-  bool authenticated() const { return !session_.empty(); }
-  Status Send(const Message& m, std::string_view payload = {});
+  bool authenticated() const { return authenticated_; }
+  // Send: one message and its payload, within `within` of now (an error after: the peer does
+  // not read).
+  Status Send(const Message& m, std::string_view payload = {}, Nanos within = kSendTime);
   // Receive: the next message, with its payload (TRIAL's roots) in `body`.
   Result<Message> Receive(Nanos deadline);
   // TryReceive: a message if one has arrived whole, reading what is there without waiting
@@ -92,7 +105,9 @@ class Channel {
  private:
   Result<std::optional<Message>> Take();  // a whole message from the stream, if there is one
   LineStream stream_;
-  std::string session_;  // empty: not authenticated
+  uint64_t max_payload_ = 0;
+  bool authenticated_ = false;
+  std::string session_;
   Direction self_ = Direction::kFromLeader;
   uint64_t sent_ = 0, received_ = 0;  // message counters, in every tag
 };
