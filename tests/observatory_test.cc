@@ -15,14 +15,15 @@
 #include <sstream>
 
 #include "client/load_runner.h"
+#include "core/text_table.h"
 #include "net/socket.h"
 #include "report/client_summary.h"
 #include "results/client_log.h"
 #include "server/embedded_server.h"
+#include "test_paths.h"
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/client_hello.h"
-#include "test_paths.h"
 
 namespace pqc {
 namespace {
@@ -311,6 +312,43 @@ TEST(ClientLogTest, TheWriterKeepsAtMostItsCapAndCountsTheRest) {
   auto bad = results::ReadClientLog(std::string(PQC_CORPUS_DIR) + "/truncated");
   ASSERT_FALSE(bad.ok());
   std::filesystem::remove(file);
+}
+
+// The summary by client in Markdown (`report --clients --format md`): a client's User-Agent is
+// what a stranger sent; it stays text in its cell — no HTML, no link, no extra cell or row
+// (issue 43: only '|' was escaped).
+TEST(ClientSummaryTest, AStrangersUserAgentStaysTextInMarkdown) {
+  results::ClientLogRow row;
+  row.outcome = "completed";
+  row.user_agent = "<img src=x onerror=alert(1)> [click](http://198.18.0.9/) a|b\\|c\n| row";
+  const report::ClientSummary s = report::SummarizeClients({row}, "clients.sqlite");
+  std::ostringstream md;
+  report::WriteClientSummaryTable(md, s, /*markdown=*/true);
+  const std::string text = md.str();
+  EXPECT_EQ(text.find("| <img"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\<img src=x"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[click](http"), std::string::npos) << text;
+  EXPECT_NE(text.find("[click\\](http://198.18.0.9/)"), std::string::npos) << text;
+  EXPECT_NE(text.find("a\\|b\\\\\\|c?\\| row"), std::string::npos) << text;
+  // The client's row has as many unescaped '|' as the header row.
+  auto cells = [](const std::string& line) {
+    size_t n = 0;
+    for (size_t i = 0; i < line.size(); ++i) n += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    return n;
+  };
+  std::istringstream lines(text);
+  std::string header, rule, client;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    if (header.empty()) {
+      header = line;
+    } else if (line.find("<img") != std::string::npos) {
+      client = line;
+    }
+  }
+  ASSERT_FALSE(client.empty()) << text;
+  EXPECT_EQ(cells(client), cells(header)) << client;
+  EXPECT_EQ(MarkdownCell("p99 [1.2, 3.4] ms > +1%"), "p99 [1.2, 3.4] ms > +1%");
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ then makes one database. Checked, from the SQLite files themselves:
   study, tells the other shard, and exits 1 (as does the other); merge still makes one
   database of every connection the shards stored;
 - with --rendezvous-key, strangers connecting while shard 0 waits (no key, garbage, silence)
-  are refused, each logged, and the study completes; a key others can read, a key without a
+  are refused, each logged; 64 more at 64 addresses flood the port while shards 1 and 2 join,
+  and the study completes with a printable log; a key others can read, a key without a
   rendezvous and a non-loopback rendezvous without a key are refused before anything runs.
 """
 import json
@@ -317,22 +318,25 @@ def main():
     fm = subprocess.run([bin_, "merge", *map(str, fdirs), "-o", str(tmp / "failing-merged")],
                         capture_output=True, text=True)
     check(fm.returncode == 0, f"the merge of a study with a failed arm ({fm.stderr[-300:]})")
-    # 7. An authenticated rendezvous: while shard 0 waits, strangers connect — one without the
-    # key, one with garbage, one that says nothing — and are refused (the silent one once its
-    # 10 s are up, or when the wait ends); shard 1 with the key joins and the study completes.
+    # 7. An authenticated rendezvous exposed to strangers (issues 30 and 43): while shard 0
+    # waits, strangers connect — one without the key, one with garbage, one that says nothing
+    # — and are refused; then 64 strangers at 64 loopback addresses hold connections and
+    # reopen each as soon as shard 0 drops it (silent, a NONCE and no more, terminal escape
+    # sequences) while shards 1 and 2 join: the study completes, and shard 0's log shows the
+    # strangers in printable text only.
     port = free_port()
     keyed = ["--rendezvous-key", str(key_file)]
-    args = lambda i: [bin_, "run", str(scen), "--shard", f"{i}/2", "--rendezvous",
+    args = lambda i: [bin_, "run", str(scen), "--shard", f"{i}/3", "--rendezvous",
                       f"127.0.0.1:{port}", "--results", str(tmp / "keyed"),
                       "--rendezvous-timeout", "60s", "--start-tolerance", "10ms", *keyed]
-    leader = subprocess.Popen(args(0), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    leader = subprocess.Popen(args(0), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lead_err = []
     waiting = threading.Event()
 
     def read_leader():
         for line in leader.stderr:
             lead_err.append(line)
-            if "waiting for" in line:
+            if b"waiting for" in line:
                 waiting.set()
 
     reader = threading.Thread(target=read_leader)
@@ -340,13 +344,14 @@ def main():
     if not waiting.wait(60):
         leader.kill()
         reader.join()
-        fail("shard 0 does not wait at the rendezvous: " + "".join(lead_err)[-2000:])
+        fail("shard 0 does not wait at the rendezvous: " +
+             b"".join(lead_err)[-2000:].decode(errors="replace"))
     print("ok: shard 0 waits at the rendezvous")
-    check(any("each must prove the rendezvous key" in line for line in lead_err),
+    check(any(b"each must prove the rendezvous key" in line for line in lead_err),
           "shard 0 says each shard must prove the key")
     answers = {}
     silent = socket.create_connection(("127.0.0.1", port), timeout=10)
-    for name, data in (("no key", b"HELLO shard=1 count=2 version=x scenario=a options=b "
+    for name, data in (("no key", b"HELLO shard=1 count=3 version=x scenario=a options=b "
                                   b"plan=c\n"),
                        ("garbage", b"\x16\x03\x01\x00\x10 not the protocol\n")):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
@@ -360,25 +365,66 @@ def main():
             answers[name] = got.decode(errors="replace")
     for name, got in answers.items():
         check(got.startswith("REFUSE"), f"the stranger with {name} is refused: {got.strip()[:100]}")
-    follower = subprocess.Popen(args(1), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-    _, ferr = follower.communicate(timeout=240)
+    flooding = threading.Event()
+    flooding.set()
+    opened = [0] * 64
+
+    def stranger(i):
+        says = (b"", b"NONCE n=" + b"a" * 32 + b"\n", b"\x1b]0;owned\x07\x1b[2J HELLO\n")[i % 3]
+        while flooding.is_set():
+            try:
+                with socket.socket() as c:
+                    c.bind((f"127.0.0.{2 + i}", 0))
+                    c.settimeout(0.2)
+                    c.connect(("127.0.0.1", port))
+                    opened[i] += 1
+                    if says:
+                        c.sendall(says)
+                    while flooding.is_set():
+                        try:
+                            if not c.recv(4096):
+                                break
+                        except socket.timeout:
+                            pass
+            except OSError:
+                time.sleep(0.05)
+
+    flood = [threading.Thread(target=stranger, args=(i,)) for i in range(64)]
+    for t in flood:
+        t.start()
+    time.sleep(1)  # the flood first
+    followers = [subprocess.Popen(args(i), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for i in (1, 2)]
+    ferr = [f.communicate(timeout=240)[1] for f in followers]
     leader.wait(timeout=240)
+    flooding.clear()
+    for t in flood:
+        t.join()
     reader.join()
     silent.close()
-    lerr = "".join(lead_err)
-    if leader.returncode != 0 or follower.returncode != 0:
-        print(lerr[-3000:], ferr[-3000:])
-    check(leader.returncode == 0 and follower.returncode == 0,
-          "the keyed study completes despite the strangers (both shards exit 0)")
-    refused = [line for line in lead_err if "refused a connection" in line]
-    check(len(refused) >= 2 and any("requires the rendezvous key" in r for r in refused) and
-          any("malformed" in r for r in refused),
-          f"shard 0 logged each refusal: {[r.strip()[:90] for r in refused]}")
+    lerr = b"".join(lead_err)
+    ltext = lerr.decode(errors="replace")
+    codes = [leader.returncode] + [f.returncode for f in followers]
+    if codes != [0, 0, 0]:
+        print(ltext[-3000:], *(e[-2000:] for e in ferr))
+    check(codes == [0, 0, 0],
+          f"the keyed study completes despite 64 flooding strangers (exit codes {codes}; "
+          f"{sum(opened)} stranger connections, all 64 opened: {min(opened) > 0})")
+    refused = [line for line in lead_err if b"refused a connection" in line]
+    check(len(refused) >= 2 and any(b"requires the rendezvous key" in r for r in refused) and
+          any(b"malformed" in r for r in refused) and
+          any(b"'?]0;owned??[2J" in r for r in refused),
+          f"shard 0 logged the refusals ({len(refused)} lines): "
+          f"{[r.strip()[:90] for r in refused[:3]]}")
+    unprintable = [line for line in lerr.split(b"\n")
+                   if any(b < 0x20 or b > 0x7e for b in line)]
+    check(not unprintable, f"shard 0's log is printable text only ({unprintable[:2]})")
+    check(b"every shard has joined; refused" in lerr,
+          "shard 0 counts the refused connections once all have joined")
     keyed_dirs = shard_dirs(tmp / "keyed")
     km = subprocess.run([bin_, "merge", *map(str, keyed_dirs), "-o", str(tmp / "keyed-merged")],
                         capture_output=True, text=True)
-    check(km.returncode == 0 and len(keyed_dirs) == 2, "the keyed study's two shards merge")
+    check(km.returncode == 0 and len(keyed_dirs) == 3, "the keyed study's three shards merge")
 
     # 8. A follower killed in the middle: shard 1 of 3 gets SIGKILL during the second trial.
     lost = SCENARIO.replace("count = 1", "count = 3").replace('duration = "2s"',

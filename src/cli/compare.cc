@@ -6,10 +6,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/command_output.h"
 #include "cli/probe_compare.h"
 #include "report/comparison_output.h"
 #include "report/factor_gates.h"
@@ -63,14 +63,6 @@ void AddCompareFlags(CLI::App& app, CompareFlags& f) {
       ->check(CLI::Range(100, 100000));
 }
 
-// OpenOutput: --output's file, when given (standard output otherwise).
-Status OpenOutput(const std::string& path, std::ofstream& file) {
-  if (path.empty()) return {};
-  file.open(path, std::ios::trunc);
-  if (!file) return MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", path));
-  return {};
-}
-
 // CompareFactor: one run's comparisons along one factor, judged by the gates (exit 4 or 5 as
 // for runs).
 int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates) {
@@ -94,10 +86,10 @@ int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates)
   if (!summary) return ReportError("compare", summary.error());
   auto verdict = report::JudgeFactor(*summary, f.factor, gates);
   if (!verdict) return ReportError("compare", verdict.error());
-  std::ofstream file;
-  if (Status st = OpenOutput(f.output, file); !st) return ReportError("compare", st.error());
-  std::ostream& out = f.output.empty() ? std::cout : file;
-  out << report::FactorVerdictText(*verdict);
+  auto output = CommandOutput::Open(f.output);
+  if (!output) return ReportError("compare", output.error());
+  output->stream() << report::FactorVerdictText(*verdict);
+  if (Status st = output->Finish(); !st) return ReportError("compare", st.error());
   for (const report::FactorLine& l : verdict->lines) {
     for (const std::string& g : l.failed) {
       fmt::print(stderr, "pqc-bench compare: gate '{}' failed for {} against {}: {}\n", g, l.to,
@@ -136,12 +128,12 @@ int CompareMain(int argc, char** argv) {
   if (!f.factor.empty()) return CompareFactor(f, options.gates);
   auto comparison = report::CompareRuns(f.runs, options);
   if (!comparison) return ReportError("compare", comparison.error());
-  std::ofstream file;
-  if (Status st = OpenOutput(f.output, file); !st) return ReportError("compare", st.error());
-  std::ostream& out = f.output.empty() ? std::cout : file;
-  if (Status st = report::WriteComparison(out, *comparison, *format); !st) {
+  auto output = CommandOutput::Open(f.output);
+  if (!output) return ReportError("compare", output.error());
+  if (Status st = report::WriteComparison(output->stream(), *comparison, *format); !st) {
     return ReportError("compare", st.error());
   }
+  if (Status st = output->Finish(); !st) return ReportError("compare", st.error());
   const bool compared = std::any_of(comparison->arms.begin(), comparison->arms.end(),
                                     [](const report::MatchedArm& a) { return !a.versus.empty(); });
   if (!compared) {

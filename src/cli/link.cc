@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/command.h"
+#include "core/file_output.h"
 #include "link/run_over_link.h"
 #include "link/user_namespace.h"
 
@@ -29,11 +29,7 @@ Status WriteStatsJson(const std::string& path, const link::LinkProfile& profile,
   j["profile"] = profile.Describe();
   j["exit_code"] = r.exit_code;
   j["interrupted"] = r.interrupted;
-  std::ofstream out(path, std::ios::trunc);
-  if (!(out << j.dump(2) << "\n") || !out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("--stats-json: cannot write {}", path));
-  }
-  return {};
+  return WriteFileAtomically(path, j.dump(2) + "\n", kPublicFile, "--stats-json");
 }
 
 void PrintMoverStats(const link::MoverStats& s) {

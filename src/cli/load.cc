@@ -17,6 +17,7 @@
 #include "client/samples_csv.h"
 #include "client/summary.h"
 #include "client/summary_output.h"
+#include "core/file_output.h"
 #include "scenario/arm_options.h"
 #include "tls/cert_chain.h"
 #include "tls/ssl_error.h"
@@ -38,13 +39,6 @@ Result<std::vector<X509Ptr>> ReadCertificates(const std::string& path) {
 }
 
 // Opens an output file before the run, so that a bad path fails now, not after minutes.
-Result<std::ofstream> OpenOutput(const std::string& path, const char* flag) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) {
-    return MakeError(ErrorKind::kIo, fmt::format("{}: cannot write {}", flag, path));
-  }
-  return out;
-}
 
 // LoadFlags: load's own flags, beside the arm's (ArmFlags): where to connect and how to
 // verify, what to write, and the client knobs a scenario does not vary.
@@ -123,14 +117,16 @@ Result<LoadOptions> MakeOptions(const LoadFlags& f, const ArmFlags& arm_flags,
 // whether the result is valid.
 int RunAndReport(const LoadOptions& o, const LoadFlags& f) {
   auto fail = [](const Error& e) { return ReportError("load", e); };
-  std::optional<std::ofstream> json_out, samples_out;
+  // Made before the load, so that an output that cannot be written fails before anything is
+  // measured; renamed into place once written.
+  std::optional<OutputFile> json_out, samples_out;
   if (!f.json_path.empty()) {
-    auto out = OpenOutput(f.json_path, "--json");
+    auto out = OutputFile::Create(f.json_path, kPublicFile, "--json");
     if (!out) return fail(out.error());
     json_out = std::move(*out);
   }
   if (!f.samples_path.empty()) {
-    auto out = OpenOutput(f.samples_path, "--samples");
+    auto out = OutputFile::Create(f.samples_path, kPublicFile, "--samples");
     if (!out) return fail(out.error());
     samples_out = std::move(*out);
   }
@@ -142,10 +138,13 @@ int RunAndReport(const LoadOptions& o, const LoadFlags& f) {
   }
   WriteSummaryTable(std::cout, summary);
   std::cout.flush();
-  if (json_out) WriteSummaryJson(*json_out, summary);
-  if (samples_out) WriteSamplesCsv(*samples_out, *result);
-  if ((json_out && !*json_out) || (samples_out && !*samples_out)) {
-    return fail(MakeError(ErrorKind::kIo, "writing an output file failed (disk full?)"));
+  if (json_out) {
+    WriteSummaryJson(json_out->stream(), summary);
+    if (Status st = json_out->Commit(); !st) return fail(st.error());
+  }
+  if (samples_out) {
+    WriteSamplesCsv(samples_out->stream(), *result);
+    if (Status st = samples_out->Commit(); !st) return fail(st.error());
   }
   return summary.valid() ? kExitOk : kExitInvalid;
 }

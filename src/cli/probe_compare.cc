@@ -3,12 +3,12 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <fstream>
 #include <iostream>
 #include <span>
 #include <string_view>
 
 #include "cli/command.h"
+#include "cli/command_output.h"
 #include "report/probe_diff.h"
 #include "report/probe_diff_output.h"
 
@@ -102,18 +102,12 @@ int CompareProbeFiles(const char* command, const ProbeCompareRequest& request) {
     return ReportError(command, MakeError(ErrorKind::kUsage, "compare two probe documents"));
   }
   const report::ProbeDiff diff = report::DiffProbes(docs[0], docs[1], labels);
-  std::ofstream file;
-  if (!request.output.empty()) {
-    file.open(request.output, std::ios::trunc);
-    if (!file) {
-      return ReportError(command, MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}",
-                                                                        request.output)));
-    }
-  }
-  std::ostream& out = request.output.empty() ? std::cout : file;
-  if (Status st = report::WriteProbeDiff(out, diff, *format); !st) {
+  auto output = CommandOutput::Open(request.output);
+  if (!output) return ReportError(command, output.error());
+  if (Status st = report::WriteProbeDiff(output->stream(), diff, *format); !st) {
     return ReportError(command, st.error());
   }
+  if (Status st = output->Finish(); !st) return ReportError(command, st.error());
   return kExitOk;
 }
 

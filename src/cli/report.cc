@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/command_output.h"
 #include "report/client_summary.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
@@ -27,15 +28,9 @@ int ReportClients(const std::string& file, const std::string& format, const std:
   auto rows = results::ReadClientLog(file);
   if (!rows) return ReportError("report", rows.error());
   const report::ClientSummary s = report::SummarizeClients(*rows, file);
-  std::ofstream file_out;
-  if (!output.empty()) {
-    file_out.open(output, std::ios::trunc);
-    if (!file_out) {
-      return ReportError(
-          "report", MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", output)));
-    }
-  }
-  std::ostream& out = output.empty() ? std::cout : file_out;
+  auto output_file = CommandOutput::Open(output);
+  if (!output_file) return ReportError("report", output_file.error());
+  std::ostream& out = output_file->stream();
   if (format == "json") {
     out << report::ClientSummaryJson(s).dump(2) << "\n";
   } else if (format == "html") {
@@ -43,10 +38,7 @@ int ReportClients(const std::string& file, const std::string& format, const std:
   } else {
     report::WriteClientSummaryTable(out, s, format == "md");
   }
-  out.flush();
-  if (!out) {
-    return ReportError("report", MakeError(ErrorKind::kIo, "cannot write the client summary"));
-  }
+  if (Status st = output_file->Finish(); !st) return ReportError("report", st.error());
   return kExitOk;
 }
 
@@ -100,13 +92,12 @@ int ReportMain(int argc, char** argv) {
     }
     return kExitOk;
   }
-  std::ofstream out(output, std::ios::trunc);
-  if (!out) {
-    return ReportError("report",
-                       MakeError(ErrorKind::kIo, fmt::format("--output: cannot write {}", output)));
-  }
-  if (Status st = report::WriteReport(out, *summary, *fmt_kind); !st)
+  auto out = CommandOutput::Open(output);
+  if (!out) return ReportError("report", out.error());
+  if (Status st = report::WriteReport(out->stream(), *summary, *fmt_kind); !st) {
     return ReportError("report", st.error());
+  }
+  if (Status st = out->Finish(); !st) return ReportError("report", st.error());
   return kExitOk;
 }
 

@@ -10,13 +10,13 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 
 #include "cli/command.h"
 #include "cli/provider_flags.h"
 #include "cli/serve_peer.h"
 #include "cli/serve_quic.h"
 #include "cli/unit_flags.h"
+#include "core/file_output.h"
 #include "core/paths.h"
 #include "core/protocol.h"
 #include "core/stop_signals.h"
@@ -54,11 +54,7 @@ Status WriteTrustAnchors(const std::vector<CertChain>& chains, const std::string
     if (!pem) return pem.error();
     text += *pem;
   }
-  std::ofstream out(path, std::ios::trunc);
-  if (!(out << text) || !out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("--write-ca: cannot write {}", path));
-  }
-  return {};
+  return WriteFileAtomically(path, text, kPublicFile, "--write-ca");
 }
 
 // MakeChains: one fresh chain per --cert.

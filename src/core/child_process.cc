@@ -141,10 +141,16 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   const std::string& exe = *program;
   ScopedFd out;
   if (!o.output_path.empty()) {
-    out.reset(open(o.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    // Written as the child runs (a log), so not renamed into place: O_NOFOLLOW instead, so a
+    // symbolic link planted at the path is refused, not written through.
+    out.reset(
+        open(o.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666));
     if (!out.valid()) {
-      return MakeError(ErrorKind::kIo, fmt::format("{}: cannot create output file {}: {}", exe,
-                                                   o.output_path, strerror(errno)));
+      return MakeError(ErrorKind::kIo,
+                       fmt::format("{}: cannot create output file {}: {}", exe, o.output_path,
+                                   errno == ELOOP ? "it is a symbolic link (pqc-bench never "
+                                                    "writes through one)"
+                                                  : strerror(errno)));
     }
   }
   const int out_fd = out.valid() ? out.get() : o.stdout_fd;

@@ -40,15 +40,26 @@ void WriteTextTable(std::ostream& out, const Table& t) {
   for (const auto& row : t.rows) line(row);
 }
 
-void WriteMarkdownTable(std::ostream& out, const Table& t, bool aligned) {
-  auto escape = [](const std::string& s) {
-    std::string e;
-    for (char ch : s) {
-      if (ch == '|') e += '\\';
-      e += ch;
+std::string MarkdownCell(std::string_view text) {
+  std::string e;
+  e.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {
+      e += '?';
+      continue;
     }
-    return e;
-  };
+    const bool link =
+        ch == ']' && i + 1 < text.size() && (text[i + 1] == '(' || text[i + 1] == '[');
+    if (ch == '|' || ch == '\\' || ch == '<' || link) e += '\\';
+    e += ch;
+  }
+  return e;
+}
+
+void WriteMarkdownTable(std::ostream& out, const Table& t, bool aligned) {
+  auto escape = [](const std::string& s) { return MarkdownCell(s); };
   std::vector<size_t> w(t.headers.size(), 3);
   if (aligned) {
     for (size_t c = 0; c < t.headers.size(); ++c)

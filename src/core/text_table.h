@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pqc {
@@ -15,6 +16,13 @@ struct Table {
   std::vector<bool> right;  // per column: right-aligned (numbers)
   std::vector<std::vector<std::string>> rows;
 };
+
+// MarkdownCell: text as one table cell, kept text: a cell can hold what a stranger sent (a
+// client's User-Agent in `serve --clients`). Control characters (a newline would end the row)
+// become '?'; escaped are '|' (it would end the cell), the backslash (it would escape that
+// escape), '<' (raw HTML, autolinks) and the ']' of "](" or "][" (links, images). Emphasis
+// stays possible: it changes how a cell looks, not what it is.
+std::string MarkdownCell(std::string_view text);
 
 void WriteTextTable(std::ostream& out, const Table& t);
 // WriteMarkdownTable: `aligned` pads every cell to its column's width (a Markdown table that

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 
+#include "core/file_output.h"
 #include "report/html_report.h"
 #include "report/summary_json.h"
 #include "report/text_report.h"
@@ -49,20 +49,10 @@ Status WriteReportFiles(const std::string& dir, const Summary& summary) {
                                                   {"summary.md", Format::kMarkdown},
                                                   {"report.html", Format::kHtml}};
   for (const auto& [name, format] : files) {
-    const fs::path final_path = fs::path(dir) / name;
-    const fs::path tmp = fs::path(dir) / (std::string(name) + ".tmp");
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      if (!out) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}", tmp.string()));
-      if (Status st = WriteReport(out, summary, format); !st) return st;
-      out.flush();
-      if (!out) return MakeError(ErrorKind::kIo, fmt::format("cannot write {}", tmp.string()));
-    }
-    std::error_code ec;
-    fs::rename(tmp, final_path, ec);
-    if (ec)
-      return MakeError(ErrorKind::kIo,
-                       fmt::format("cannot write {}: {}", final_path.string(), ec.message()));
+    auto out = OutputFile::Create((fs::path(dir) / name).string(), kPublicFile, "report");
+    if (!out) return out.error();
+    if (Status st = WriteReport(out->stream(), summary, format); !st) return st;
+    if (Status st = out->Commit(); !st) return st;
   }
   return {};
 }

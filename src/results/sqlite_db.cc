@@ -6,8 +6,12 @@ namespace pqc::results {
 
 Result<Db> Db::Open(const std::string& path, bool create, bool read_only) {
   sqlite3* raw = nullptr;
-  const int flags = read_only ? SQLITE_OPEN_READONLY
-                              : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0));
+  // Written: never through a symbolic link planted at the path (SQLite then refuses it, as
+  // every other file the tool writes, core/file_output.h).
+  const int flags =
+      read_only
+          ? SQLITE_OPEN_READONLY
+          : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0));
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db;
   db.db_.reset(raw);

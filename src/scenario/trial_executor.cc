@@ -4,13 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "client/site_union.h"
 #include "client/summary.h"
+#include "core/file_output.h"
 #include "core/paths.h"
 #include "link/netns.h"
 #include "scenario/arm_options.h"
@@ -212,12 +212,10 @@ Result<TrialOutput> TrialExecutor::RunInBuild(const Arm& arm, const PlannedTrial
     std::error_code ec;
     fs::create_directories(dir, ec);
     const std::string file = (dir / (s_.name + ".toml")).string();
-    std::ofstream out(file, std::ios::binary);
-    out << s_.text;
-    if (!out.flush()) {
-      return MakeError(ErrorKind::kIo, fmt::format("cannot write {} (the scenario for build "
-                                                   "'{}')",
-                                                   file, build.name));
+    if (Status st = WriteFileAtomically(file, s_.text, kPublicFile,
+                                        fmt::format("the scenario for build '{}'", build.name));
+        !st) {
+      return st.error();
     }
     scenario_copy_ = AbsolutePath(file);
   }

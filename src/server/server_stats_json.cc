@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include "core/file_output.h"
 
 namespace pqc {
 namespace {
@@ -60,11 +60,8 @@ nlohmann::json ServerStatsJson(const ServerStats& s) {
 }
 
 Status WriteServerStatsJson(const ServerStats& stats, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!(out << ServerStatsJson(stats).dump(2) << '\n') || !out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("--stats-json: cannot write {}", path));
-  }
-  return {};
+  return WriteFileAtomically(path, ServerStatsJson(stats).dump(2) + "\n", kPublicFile,
+                             "--stats-json");
 }
 
 }  // namespace pqc

@@ -183,7 +183,9 @@ Status WriteHaproxyFiles(const ServerConfig& c, const std::string& listen, const
     if (Status s = ReadFile(c.certs[i].chain_file, chain); !s) return s;
     if (Status s = ReadFile(c.certs[i].key_file, key); !s) return s;
     if (!chain.empty() && chain.back() != '\n') chain += '\n';
-    if (Status s = WriteTextFile("haproxy target", HaproxyCertFile(f, i), chain + key); !s) {
+    // The chain and its private key in one file, as HAProxy's `crt` takes them: a secret.
+    if (Status s = WriteTextFile("haproxy target", HaproxyCertFile(f, i), chain + key, kSecretFile);
+        !s) {
       return s;
     }
   }

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/paths.h"
 #include "core/units.h"
@@ -19,7 +18,9 @@ namespace pqc::target {
 namespace {
 
 Status WritePayloadFile(uint64_t size, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  auto file = OutputFile::Create(path, kPublicFile, "payload file");
+  if (!file) return file.error();
+  std::ostream& out = file->stream();
   std::vector<char> buffer = MakePayloadBuffer();
   // Bounded: size / kWriteChunk + 1 writes.
   for (uint64_t offset = 0; offset < size && out;) {
@@ -27,10 +28,7 @@ Status WritePayloadFile(uint64_t size, const std::string& path) {
     out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     offset += chunk.size();
   }
-  if (!out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("payload file {}: cannot write", path));
-  }
-  return {};
+  return file->Commit();
 }
 
 }  // namespace
@@ -95,12 +93,9 @@ uint64_t MaxServerFds() {
   return std::min<uint64_t>(lim.rlim_max == RLIM_INFINITY ? 65536 : lim.rlim_max, 65536);
 }
 
-Status WriteTextFile(const std::string& what, const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!(out << text) || !out.flush()) {
-    return MakeError(ErrorKind::kIo, fmt::format("{}: cannot write {}", what, path));
-  }
-  return {};
+Status WriteTextFile(const std::string& what, const std::string& path, const std::string& text,
+                     mode_t mode) {
+  return WriteFileAtomically(path, text, mode, what);
 }
 
 Status WriteOpensslConfig(const std::string& what, const ServerConfig& c, const std::string& path) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_output.h"
 #include "target/target.h"
 
 namespace pqc::target {
@@ -36,7 +37,10 @@ uint64_t MaxServerFds();
 Status WriteOpensslConfig(const std::string& what, const ServerConfig& config,
                           const std::string& path);
 
-// WriteTextFile: `text` as the whole of `path`; `what` names the file in the error.
-Status WriteTextFile(const std::string& what, const std::string& path, const std::string& text);
+// WriteTextFile: `text` as the whole of `path`, created with `mode` (kSecretFile for one with
+// a private key in it) and renamed into place (core/file_output.h); `what` names the file in
+// the error.
+Status WriteTextFile(const std::string& what, const std::string& path, const std::string& text,
+                     mode_t mode = kPublicFile);
 
 }  // namespace pqc::target

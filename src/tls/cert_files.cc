@@ -9,33 +9,15 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/fd.h"
+#include "core/file_output.h"
 
 namespace pqc {
 namespace {
 
+// WriteFile: a new file with its mode from the start (a key never readable by others, not
+// even for a moment), renamed over any old one (core/file_output.h).
 Status WriteFile(const std::string& path, const void* data, size_t len, mode_t mode) {
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
-  if (!fd.valid()) {
-    return MakeError(ErrorKind::kIo,
-                     fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  }
-  // open() keeps an existing file's mode: enforce it.
-  if (::fchmod(fd.get(), mode) != 0) {
-    return MakeError(ErrorKind::kIo,
-                     fmt::format("cannot chmod {}: {}", path, std::strerror(errno)));
-  }
-  const auto* p = static_cast<const char*>(data);
-  while (len > 0) {
-    ssize_t n = ::write(fd.get(), p, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return MakeError(ErrorKind::kIo, fmt::format("writing {}: {}", path, std::strerror(errno)));
-    }
-    p += n;
-    len -= static_cast<size_t>(n);
-  }
-  return {};
+  return WriteFileAtomically(path, {static_cast<const char*>(data), len}, mode, "certs");
 }
 
 }  // namespace
