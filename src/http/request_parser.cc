@@ -57,7 +57,10 @@ ParseResult RequestParser::Feed(std::string_view data) {
   while (pos < data.size() && (state_ == State::kRequestLine || state_ == State::kHeaders)) {
     size_t used = 0;
     std::string_view line;
-    auto ls = line_.Next(data.substr(pos), max_bytes_ - std::min(bytes_, max_bytes_), &used, &line);
+    // The head's budget left, plus this line's start already counted in bytes_ (it was
+    // counted twice: a head split inside a line was refused at about half its limit).
+    const size_t budget = max_bytes_ - std::min(bytes_, max_bytes_) + line_.buffered();
+    auto ls = line_.Next(data.substr(pos), budget, &used, &line);
     pos += used;
     bytes_ += used;
     if (ls == http::LineReader::Status::kNeedMore) break;

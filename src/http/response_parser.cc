@@ -92,7 +92,8 @@ size_t ResponseParser::LineBudget() const {
     case State::kChunkDataEnd:
       return kChunkDataEndBudget;
     default:
-      return max_header_bytes_ - std::min(header_bytes_, max_header_bytes_);
+      // What the head has left, plus the start of this line counted in header_bytes_ already.
+      return max_header_bytes_ - std::min(header_bytes_, max_header_bytes_) + line_.buffered();
   }
 }
 

@@ -43,8 +43,11 @@ class LineReader {
   enum class Status { kLine, kNeedMore, kTooLong };
 
   // Next: scans in; *used receives how many bytes of in were taken. With kLine, *line stays
-  // valid until the next call. budget bounds the line plus its terminator.
+  // valid until the next call. budget bounds the whole line plus its terminator, including
+  // the part buffered() from earlier reads.
   Status Next(std::string_view in, size_t budget, size_t* used, std::string_view* line);
+  // buffered: bytes of a line not yet complete, taken by earlier calls.
+  size_t buffered() const { return pending_ ? 0 : buf_.size(); }
   void Clear() {
     buf_.clear();
     pending_ = false;
