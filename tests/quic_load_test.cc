@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/load_runner.h"
 #include "client/summary.h"
@@ -25,8 +26,8 @@
 #include "measured.h"
 #include "net/socket.h"
 #include "quic/h3_server.h"
-#include "tls/context.h"
 #include "test_paths.h"
+#include "tls/context.h"
 
 namespace pqc {
 namespace {
@@ -313,35 +314,56 @@ TEST_F(QuicLoadTest, AServerStoppedMidFlightLeavesEveryConnectionClassified) {
 
 // Cli: serve over TCP and QUIC on one port number; load over h3 verifying the chain, with the
 // JSON's datagram facts; then load over h1 against the same server.
-TEST(QuicLoadCliTest, ServeBothProtocolsAndLoadOverH3) {
-  const std::string dir = ::testing::TempDir();
-  const std::string ca = dir + "/quic-ca.pem", log = dir + "/quic-serve.log",
-                    json = dir + "/quic-load.json";
-  std::remove(log.c_str());
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    execl(PQC_BENCH_BIN, PQC_BENCH_BIN, "serve", "--listen", "127.0.0.1:0", "--protocol", "h1,h3",
-          "--cert", "ml-dsa-65", "--write-ca", ca.c_str(), "--duration", "60s",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::string address;
-  for (int i = 0; i < 500 && address.empty(); ++i) {
-    std::ifstream in(log);
-    std::string line;
-    if (std::getline(in, line) && line.starts_with("listening on ")) {
-      address = line.substr(13, line.find(' ', 13) - 13);
-      EXPECT_NE(line.find("protocol h1,h3"), std::string::npos) << line;
-    } else {
-      usleep(20'000);
+// ServeChild: `pqc-bench serve ARGS --write-ca CA` in a child process, its output in a log,
+// until its "listening on" line (`line`, `address`); SIGTERM and its exit status at Stop.
+struct ServeChild {
+  std::string ca, log, line, address;
+  pid_t pid = -1;
+
+  ServeChild(const std::string& name, std::vector<std::string> args) {
+    const std::string dir = ::testing::TempDir();
+    ca = dir + "/" + name + "-ca.pem";
+    log = dir + "/" + name + "-serve.log";
+    std::remove(log.c_str());
+    args.insert(args.begin(), {PQC_BENCH_BIN, "serve"});
+    args.insert(args.end(), {"--write-ca", ca, "--duration", "60s"});
+    pid = fork();
+    if (pid == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(PQC_BENCH_BIN, argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 500 && address.empty(); ++i) {
+      std::ifstream in(log);
+      if (std::getline(in, line) && line.starts_with("listening on ")) {
+        address = line.substr(13, line.find(' ', 13) - 13);
+      } else {
+        usleep(20'000);
+      }
     }
   }
-  ASSERT_FALSE(address.empty()) << "serve printed no 'listening on' line";
-  const std::string common = std::string(PQC_BENCH_BIN) + " load --target " + address + " --ca " +
-                             ca + " --rate 40 --duration 1s --warmup 0.2s" +
+  // Stop: SIGTERM; true when serve then exited 0.
+  bool Stop() {
+    kill(pid, SIGTERM);
+    int status = 0;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+};
+
+TEST(QuicLoadCliTest, ServeBothProtocolsAndLoadOverH3) {
+  const std::string json = ::testing::TempDir() + "/quic-load.json";
+  ServeChild serve("quic",
+                   {"--listen", "127.0.0.1:0", "--protocol", "h1,h3", "--cert", "ml-dsa-65"});
+  ASSERT_FALSE(serve.address.empty()) << "serve printed no 'listening on' line";
+  EXPECT_NE(serve.line.find("protocol h1,h3"), std::string::npos) << serve.line;
+  // On loopback no Retry by default (--quic-retry auto).
+  EXPECT_NE(serve.line.find("QUIC Retry off"), std::string::npos) << serve.line;
+  const std::string common = std::string(PQC_BENCH_BIN) + " load --target " + serve.address +
+                             " --ca " + serve.ca + " --rate 40 --duration 1s --warmup 0.2s" +
                              " --group X25519MLKEM768 --max-lag-p99 10s";
   EXPECT_EQ(std::system((common + " --protocol h3 --json " + json + " > /dev/null").c_str()), 0);
   std::ifstream in(json);
@@ -353,10 +375,26 @@ TEST(QuicLoadCliTest, ServeBothProtocolsAndLoadOverH3) {
   EXPECT_EQ(j["quic"]["amplification_limited"], j["connections"]);
   EXPECT_EQ(std::system((common + " --protocol h1 > /dev/null").c_str()), 0);
   EXPECT_NE(std::system((common + " --protocol h2 > /dev/null 2>&1").c_str()), 0);
-  kill(pid, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(serve.Stop());
+}
+
+// `serve --quic-retry on`: every address validated first (a Retry, H3Server's own test checks
+// the client receives it), and the load over it still valid; `auto` turns it on for an address
+// beyond loopback (here every interface; nothing is sent to it).
+TEST(QuicLoadCliTest, ServeValidatesAddressesWhenAskedOrExposed) {
+  ServeChild on("quic-retry",
+                {"--listen", "127.0.0.1:0", "--protocol", "h3", "--quic-retry", "on"});
+  ASSERT_FALSE(on.address.empty()) << "serve printed no 'listening on' line";
+  EXPECT_NE(on.line.find("QUIC Retry on"), std::string::npos) << on.line;
+  const std::string load = std::string(PQC_BENCH_BIN) + " load --target " + on.address + " --ca " +
+                           on.ca + " --protocol h3 --rate 20 --duration 1s" +
+                           " --warmup 0.2s --max-lag-p99 10s > /dev/null";
+  EXPECT_EQ(std::system(load.c_str()), 0);
+  EXPECT_TRUE(on.Stop());
+  ServeChild exposed("quic-exposed", {"--listen", "0.0.0.0:0", "--protocol", "h3"});
+  ASSERT_FALSE(exposed.address.empty()) << "serve printed no 'listening on' line";
+  EXPECT_NE(exposed.line.find("QUIC Retry on"), std::string::npos) << exposed.line;
+  EXPECT_TRUE(exposed.Stop());
 }
 
 }  // namespace

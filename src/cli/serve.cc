@@ -112,8 +112,9 @@ bool Serves(const std::vector<Protocol>& protocols, Protocol p) {
 struct ServeFlags {
   std::vector<Protocol> protocols;  // --protocol, parsed in ServeMain
   std::string listen = "127.0.0.1:8443", protocol = "h1", groups = kDefaultServerGroups,
-              tickets = "on", cache = "on", early_data = "off", ciphersuites, write_ca, stats_json,
-              clients, nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
+              tickets = "on", cache = "on", early_data = "off", quic_retry = "auto", ciphersuites,
+              write_ca, stats_json, clients, nginx_exe = DefaultNginxExe(),
+              haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   Nanos handshake_cpu = 0;
@@ -159,6 +160,12 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
                  "needs --cache on)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--quic-retry", f.quic_retry,
+                 "h3: validate each client's address with a Retry before its handshake (one "
+                 "more round trip; spoofed sources can then hold nothing): auto = on when "
+                 "--listen is not a loopback address")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--threads", f.threads, "event-loop threads (one SO_REUSEPORT listener each)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
@@ -324,6 +331,7 @@ int ServeEmbedded(const ServeFlags& f) {
   options.listen = *addr;
   options.threads = f.threads;
   options.max_connections_per_thread = f.max_connections;
+  options.quic_retry = f.quic_retry == "on" || (f.quic_retry == "auto" && !addr->IsLoopback());
   options.tls.groups = f.groups;
   options.tls.ciphersuites = f.ciphersuites;
   options.tls.tickets = f.tickets == "on";
@@ -348,11 +356,14 @@ int ServeEmbedded(const ServeFlags& f) {
   }
   auto servers = StartServers(options, f.protocols);
   if (!servers) return ReportError("serve", Explain(servers.error()));
-  fmt::print("listening on {} (threads {}, cert {}, groups {}, protocol {}{})\n",
+  fmt::print("listening on {} (threads {}, cert {}, groups {}, protocol {}{}{})\n",
              servers->address.ToString(), f.threads, certs->what, f.groups, f.protocol,
              servers->quic.server && options.tls.max_early_data > 0
                  ? "; no 0-RTT over h3: OpenSSL's QUIC has none"
-                 : "");
+                 : "",
+             !servers->quic.server ? ""
+             : options.quic_retry  ? "; QUIC Retry on: every address validated first"
+                                   : "; QUIC Retry off (--quic-retry)");
   std::fflush(stdout);
   const int sig = signals.WaitUntil(f.duration > 0 ? MonotonicNow() + f.duration : 0);
   ServerStats stats;

@@ -18,6 +18,7 @@ Result<QuicSide> StartQuicSide(const ServerOptions& options, const SocketAddress
   cfg.ctx = side.ctx.get();
   cfg.threads = static_cast<unsigned>(options.threads);
   cfg.max_connections = static_cast<uint32_t>(options.max_connections_per_thread);
+  cfg.validate_address = options.quic_retry;
   auto server = quic::H3Server::Start(cfg);
   if (!server) return server.error();
   side.server = std::move(*server);

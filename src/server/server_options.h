@@ -34,7 +34,11 @@ struct ServerOptions {
   // must find.
   Nanos handshake_cpu = 0;
   size_t max_connections_per_thread = 20'000;  // beyond: accepted and closed at once
-  int backlog = 4096;                          // per listener (the kernel caps it)
+  // quic_retry: HTTP/3's listener validates every client's address with a Retry first (RFC
+  // 9000 §8.1.2: one more round trip; a spoofed source cannot make the server hold a
+  // connection or send more than three times what it received).
+  bool quic_retry = false;
+  int backlog = 4096;  // per listener (the kernel caps it)
   // The observatory (serve --clients): every connection's ClientHello and outcome go here
   // (thread-safe; outlives the server). nullptr: nothing is captured, nothing costs.
   ClientRecordSink* clients = nullptr;
