@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -26,6 +27,7 @@
 #include "bench_child.h"
 #include "core/fd.h"
 #include "embedded_fixture.h"
+#include "net/address.h"
 #include "tls/context.h"
 #include "tls/ossl_ptr.h"
 
@@ -274,6 +276,37 @@ TEST_F(ServerAbuseTest, FloodOfSilentConnectionsKeepsMemoryBoundedAndAGoodClient
   EXPECT_EQ(still_open, 0u);
   EXPECT_TRUE(GoodGet(addr_, &why)) << "after the flood: " << why;
   StopServe();
+}
+
+// One source takes at most --max-per-source connections across the server's threads (issue 43:
+// before, one address could take every slot of --max-connections): 200 silent connections
+// from 127.0.0.5 with a limit of 50 — 150 closed at once, 50 held until their handshake
+// timeout — while a client at 127.0.0.1 is served; the counts in the stats.
+TEST_F(ServerAbuseTest, OneSourceHoldsAtMostItsShare) {
+  const std::string stats = dir_ + "/per-source.json";
+  Serve({"--max-per-source", "50", "--threads", "2", "--handshake-timeout", "30s", "--stats-json",
+         stats});
+  const SocketAddress from = *ParseAddress("127.0.0.5:0");
+  std::vector<ScopedFd> flood;
+  for (int i = 0; i < 200; ++i) {
+    ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    ASSERT_EQ(::bind(fd.get(), from.sa(), from.len), 0);
+    ASSERT_EQ(::connect(fd.get(), addr_.sa(), addr_.len), 0) << i;
+    flood.push_back(std::move(fd));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  size_t shed = 0;
+  for (const ScopedFd& fd : flood) shed += ClosedByPeer(fd.get()) ? 1 : 0;
+  EXPECT_EQ(shed, 150u);
+  std::string why;
+  EXPECT_TRUE(GoodGetWithin(addr_, 3.0, &why)) << why;  // another source: served
+  flood.clear();
+  StopServe();
+  std::ifstream in(stats);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["errors"]["by_class"]["refused-per-source"], 150);
+  EXPECT_EQ(j["connections"]["refused"], 0);
 }
 
 TEST_F(ServerAbuseTest, FloodBeyondTheConnectionLimitIsShedAtOnce) {

@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <optional>
+#include <string_view>
 
 #include "cli/command.h"
 #include "cli/provider_flags.h"
@@ -74,7 +77,10 @@ Result<std::vector<CertChain>> MakeChains(const std::vector<std::string>& specs)
 void PrintSummary(const ServerStats& s) {
   const double secs = static_cast<double>(s.wall_ns) / 1e9;
   fmt::print("stopped after {:.2f} s\n", secs);
-  fmt::print("connections   {} accepted, {} refused\n", s.accepted, s.refused);
+  fmt::print("connections   {} accepted, {} refused{}\n", s.accepted, s.refused,
+             s.refused_per_source > 0
+                 ? fmt::format(", {} over the per-source limit", s.refused_per_source)
+                 : "");
   fmt::print("handshakes    {} ({} full, {} resumed), {:.1f}/s\n", s.handshakes(),
              s.handshakes_full, s.handshakes_resumed, s.handshakes_per_second());
   fmt::print("requests      {} ({} not found), {} bytes sent, {} received\n", s.requests,
@@ -108,13 +114,26 @@ bool Serves(const std::vector<Protocol>& protocols, Protocol p) {
   return std::find(protocols.begin(), protocols.end(), p) != protocols.end();
 }
 
+// kExposedMaxPerSource: --max-per-source auto beyond loopback — far above what one browser or
+// proxy holds, far below --max-connections' 20,000 per thread.
+constexpr size_t kExposedMaxPerSource = 1000;
+
+// ParseCount: a decimal count from 0 to 1,000,000, nothing else.
+std::optional<size_t> ParseCount(std::string_view text) {
+  size_t n = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, n);
+  if (text.empty() || ec != std::errc() || p != end || n > 1'000'000) return std::nullopt;
+  return n;
+}
+
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
   std::vector<Protocol> protocols;  // --protocol, parsed in ServeMain
   std::string listen = "127.0.0.1:8443", protocol = "h1", groups = kDefaultServerGroups,
-              tickets = "on", cache = "on", early_data = "off", quic_retry = "auto", ciphersuites,
-              write_ca, stats_json, clients, nginx_exe = DefaultNginxExe(),
-              haproxy_exe = DefaultHaproxyExe(), work_dir;
+              tickets = "on", cache = "on", early_data = "off", quic_retry = "auto",
+              max_per_source = "auto", ciphersuites, write_ca, stats_json, clients,
+              nginx_exe = DefaultNginxExe(), haproxy_exe = DefaultHaproxyExe(), work_dir;
   std::vector<std::string> certs = {"ecdsa-p256"}, cert_files, key_files;
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   Nanos handshake_cpu = 0;
@@ -187,6 +206,12 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
   app.add_option("--max-connections", f.max_connections, "open connections per thread, at most")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  app.add_option("--max-per-source", f.max_per_source,
+                 "open connections one source (an IPv4 address, an IPv6 /64) may hold across "
+                 "threads, at most; 0: no limit; auto: 1000 when --listen is not a loopback "
+                 "address, else none (a load host is one source)")
+      ->capture_default_str();
+
   AddProviderFlags(app, f.providers);
   app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
   auto* clients_opt = app.add_option(
@@ -332,6 +357,18 @@ int ServeEmbedded(const ServeFlags& f) {
   options.threads = f.threads;
   options.max_connections_per_thread = f.max_connections;
   options.quic_retry = f.quic_retry == "on" || (f.quic_retry == "auto" && !addr->IsLoopback());
+  if (f.max_per_source == "auto") {
+    options.max_connections_per_source = addr->IsLoopback() ? 0 : kExposedMaxPerSource;
+  } else {
+    auto n = ParseCount(f.max_per_source);
+    if (!n) {
+      return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                            fmt::format("--max-per-source {}: not a count (valid: "
+                                                        "auto, 0 for no limit, or 1 to 1000000)",
+                                                        f.max_per_source)));
+    }
+    options.max_connections_per_source = *n;
+  }
   options.tls.groups = f.groups;
   options.tls.ciphersuites = f.ciphersuites;
   options.tls.tickets = f.tickets == "on";

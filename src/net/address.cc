@@ -156,6 +156,13 @@ std::string SocketAddress::Host() const {
   return "(unset address)";
 }
 
+std::string SourceOf(const SocketAddress& a) {
+  if (a.family() != AF_INET6) return a.Host();
+  const uint8_t* b = reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_addr.s6_addr;
+  return fmt::format("{:x}:{:x}:{:x}:{:x}::/64", b[0] << 8 | b[1], b[2] << 8 | b[3],
+                     b[4] << 8 | b[5], b[6] << 8 | b[7]);
+}
+
 std::string SocketAddress::ToString() const {
   if (family() == AF_INET) return fmt::format("{}:{}", Host(), port());
   if (family() == AF_INET6) return fmt::format("[{}]:{}", Host(), port());

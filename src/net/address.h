@@ -53,6 +53,10 @@ std::string AddressHost(std::string_view text);
 // IsIpLiteral: an IPv4 or IPv6 address in text form (no brackets).
 bool IsIpLiteral(const std::string& text);
 
+// SourceOf: what a per-source limit counts by — an IPv4 address, or an IPv6 address's /64 (a
+// host is given a whole /64 and can pick any address in it): "10.0.0.9", "2001:db8:0:1::/64".
+std::string SourceOf(const SocketAddress& a);
+
 // AddressFromSockaddr: wraps what the kernel returned (accept, getsockname). The length is
 // clamped to sockaddr_storage.
 SocketAddress AddressFromSockaddr(const sockaddr* sa, socklen_t len);

@@ -1,7 +1,6 @@
 #include "scenario/rendezvous_gate.h"
 
 #include <fmt/format.h>
-#include <netinet/in.h>
 
 #include <algorithm>
 #include <bit>
@@ -26,16 +25,6 @@ std::string Differs(const PlanIdentity& a, const PlanIdentity& b) {
   if (a.options != b.options) return "other run options (--set, --only, --trials or --full)";
   if (a.plan != b.plan) return "another plan (arms or trial order)";
   return "";
-}
-
-// SourceOf: what the per-source limit counts by: an IPv4 address, or an IPv6 address's /64 (a
-// host is given a whole /64, and can pick any address in it).
-std::string SourceOf(const SocketAddress& a) {
-  if (a.family() != AF_INET6) return a.Host();
-  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
-  const uint8_t* b = in6->sin6_addr.s6_addr;
-  return fmt::format("{:02x}{:02x}:{:02x}{:02x}:{:02x}{:02x}:{:02x}{:02x}::/64", b[0], b[1], b[2],
-                     b[3], b[4], b[5], b[6], b[7]);
 }
 
 std::string Seconds(Nanos n) {

@@ -59,9 +59,13 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const ServerOption
   server->address_ = *bound;
 
   if (options.clients != nullptr) InstallHelloCheck(server->ctx_.get());
-  const server::WorkerSettings settings{options.handshake_timeout, options.idle_timeout,
-                                        options.max_connections_per_thread, options.clients,
-                                        options.handshake_cpu};
+  if (options.max_connections_per_source > 0) {
+    server->per_source_ =
+        std::make_unique<server::SourceLimiter>(options.max_connections_per_source);
+  }
+  const server::WorkerSettings settings{
+      options.handshake_timeout, options.idle_timeout,  options.max_connections_per_thread,
+      options.clients,           options.handshake_cpu, server->per_source_.get()};
   for (ScopedFd& fd : *listeners) {
     auto worker =
         server::Worker::Create(std::move(fd), server->ctx_.get(), server->payload_, settings);

@@ -18,6 +18,7 @@
 #include "server/cpu_time.h"
 #include "server/server_options.h"
 #include "server/server_stats.h"
+#include "server/source_limiter.h"
 #include "tls/ossl_ptr.h"
 
 namespace pqc {
@@ -49,6 +50,7 @@ class EmbeddedServer {
 
   SslCtxPtr ctx_;
   std::vector<char> payload_;
+  std::unique_ptr<server::SourceLimiter> per_source_;  // shared by the workers, when limited
   std::vector<std::unique_ptr<server::Worker>> workers_;
   std::vector<std::thread> threads_;
   SocketAddress address_;

@@ -34,6 +34,9 @@ struct ServerOptions {
   // must find.
   Nanos handshake_cpu = 0;
   size_t max_connections_per_thread = 20'000;  // beyond: accepted and closed at once
+  // max_connections_per_source: open connections one source (an IPv4 address, an IPv6 /64)
+  // may hold across all threads; beyond, accepted and closed at once. 0: no limit.
+  size_t max_connections_per_source = 0;
   // quic_retry: HTTP/3's listener validates every client's address with a Retry first (RFC
   // 9000 §8.1.2: one more round trip; a spoofed source cannot make the server hold a
   // connection or send more than three times what it received).

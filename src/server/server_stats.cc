@@ -36,6 +36,7 @@ double ServerStats::process_cpu_us_per_handshake() const {
 void ServerStats::AddCounters(const ServerStats& o) {
   accepted += o.accepted;
   refused += o.refused;
+  refused_per_source += o.refused_per_source;
   accept_errors += o.accept_errors;
   open_at_stop += o.open_at_stop;
   handshakes_full += o.handshakes_full;
@@ -69,6 +70,7 @@ std::vector<std::pair<std::string_view, uint64_t>> ErrorCounts(const ServerStats
       {"handshake-protocol", h.protocol},
       {"handshake-other", h.other},
       {"refused", s.refused},
+      {"refused-per-source", s.refused_per_source},
       {"accept-error", s.accept_errors},
       {"bad-request", s.bad_requests},
       {"method-not-allowed", s.methods_not_allowed},

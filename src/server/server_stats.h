@@ -42,9 +42,10 @@ struct WorkerStats {
 struct ServerStats {
   // Connections.
   uint64_t accepted = 0;
-  uint64_t refused = 0;        // over the per-thread connection limit: closed at once
-  uint64_t accept_errors = 0;  // accept failed (e.g. out of fds): accepting pauses briefly
-  uint64_t open_at_stop = 0;   // still open when the server stopped (closed then)
+  uint64_t refused = 0;             // over the per-thread connection limit: closed at once
+  uint64_t refused_per_source = 0;  // over the per-source limit (--max-per-source): closed
+  uint64_t accept_errors = 0;       // accept failed (e.g. out of fds): accepting pauses briefly
+  uint64_t open_at_stop = 0;        // still open when the server stopped (closed then)
 
   // TLS handshakes.
   uint64_t handshakes_full = 0;

@@ -84,14 +84,15 @@ void Worker::Run() {
 
 void Worker::OnAcceptable() {
   for (int i = 0; i < kAcceptsPerWake; ++i) {
-    auto fd = AcceptNonBlocking(listener_.get());
+    SocketAddress peer;
+    auto fd = AcceptNonBlocking(listener_.get(), &peer);
     if (!fd) {
       ++stats_.accept_errors;
       PauseAccepting();
       return;
     }
     if (!fd->valid()) return;  // nothing pending
-    Admit(std::move(*fd));
+    Admit(std::move(*fd), peer);
   }
 }
 
@@ -101,11 +102,19 @@ void Worker::PauseAccepting() {
                   [this] { (void)loop_->Modify(listener_.get(), kIoRead); });
 }
 
-void Worker::Admit(ScopedFd fd) {
+void Worker::Admit(ScopedFd fd, const SocketAddress& peer) {
   ++stats_.accepted;
   if (slots_.size() >= settings_.max_connections) {
     ++stats_.refused;
     return;  // fd closes here
+  }
+  std::optional<SourceLimiter::Hold> hold;
+  if (settings_.per_source != nullptr) {
+    hold = settings_.per_source->Acquire(peer);
+    if (!hold) {
+      ++stats_.refused_per_source;
+      return;  // fd closes here
+    }
   }
   // Best effort: a handshake is a sequence of small flights that Nagle would delay.
   (void)SetNoDelay(fd.get());
@@ -119,6 +128,7 @@ void Worker::Admit(ScopedFd fd) {
   const int raw = fd.get();
   Slot* slot = &slots_.try_emplace(raw).first->second;
   slot->conn = std::make_unique<Connection>(std::move(fd), std::move(ssl), &env_, MonotonicNow());
+  slot->source = std::move(hold);
   if (Status s = loop_->Add(raw, kIoRead, [this, slot](uint32_t) { Drive(slot); }); !s) {
     ++stats_.handshake_failures.other;
     slots_.erase(raw);

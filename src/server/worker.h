@@ -7,6 +7,7 @@
 #include <openssl/ssl.h>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "net/event_loop.h"
 #include "server/connection.h"
 #include "server/server_stats.h"
+#include "server/source_limiter.h"
 
 namespace pqc::server {
 
@@ -25,6 +27,7 @@ struct WorkerSettings {
   size_t max_connections = 0;
   ClientRecordSink* clients = nullptr;  // the observatory's sink, or none
   Nanos handshake_cpu = 0;              // ServerOptions::handshake_cpu
+  SourceLimiter* per_source = nullptr;  // shared by the threads; none: no per-source limit
 };
 
 class Worker {
@@ -53,6 +56,7 @@ class Worker {
   // loop's handler and timers capture.
   struct Slot {
     std::unique_ptr<Connection> conn;
+    std::optional<SourceLimiter::Hold> source;  // counted against its source while open
     TimerId deadline_timer = 0;
     Nanos armed_for = 0;  // the deadline deadline_timer fires at
     TimerId resume_timer = 0;
@@ -62,7 +66,7 @@ class Worker {
          std::span<const char> payload, const WorkerSettings& settings);
   void OnAcceptable();
   void PauseAccepting();
-  void Admit(ScopedFd fd);
+  void Admit(ScopedFd fd, const SocketAddress& peer);
   void Drive(Slot* slot);
   void ArmDeadline(Slot* slot);
   void OnDeadline(Slot* slot);
