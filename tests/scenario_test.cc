@@ -294,6 +294,14 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_NE(e.find("mode early needs early_data = true"), std::string::npos) << e;
   EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\n[target]\nearly_data = true\n"), "no error");
   EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\nexpect_early_rejected = true\n"), "no error");
+  // quic_retry: a QUIC server's, and one the tool runs.
+  e = ErrorOf("[target]\nquic_retry = true\n");
+  EXPECT_NE(e.find("quic_retry = true with protocol h1"), std::string::npos) << e;
+  EXPECT_EQ(ErrorOf("[load]\nprotocol = \"h3\"\n[target]\nquic_retry = true\n"), "no error");
+  e = ErrorOf(
+      "[load]\nprotocol = \"h3\"\n[target]\nkind = \"external\"\naddress = "
+      "\"127.0.0.1:4433\"\nquic_retry = true\n");
+  EXPECT_NE(e.find("quic_retry = true with an external target"), std::string::npos) << e;
   e = ErrorOf("[target]\nearly_data = true\nsession_cache = false\n");
   EXPECT_NE(e.find("early_data needs session_cache = true"), std::string::npos) << e;
   e = ErrorOf("[load]\nmode = \"erly\"\n");

@@ -41,10 +41,10 @@
 #include "target/haproxy_config.h"
 #include "target/nginx_config.h"
 #include "target/readiness.h"
+#include "test_paths.h"
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
-#include "test_paths.h"
 
 namespace pqc::target {
 namespace {
@@ -477,6 +477,14 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   }
   EXPECT_NE(HaproxyConfigText(c, "[::1]:4433", f, 1024).find("bind quic6@::1:4433 ssl"),
             std::string::npos);
+  EXPECT_EQ(text.find("quic-force-retry"), std::string::npos) << text;
+  c.quic_retry = true;  // on the QUIC bind only
+  const std::string retry = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  const size_t quic_bind = retry.find("bind quic4@127.0.0.1:4433 ssl");
+  ASSERT_NE(quic_bind, std::string::npos) << retry;
+  const std::string quic_line = retry.substr(quic_bind, retry.find('\n', quic_bind) - quic_bind);
+  EXPECT_TRUE(quic_line.ends_with(" quic-force-retry")) << quic_line;
+  EXPECT_EQ(retry.find("quic-force-retry"), retry.rfind("quic-force-retry")) << retry;
   // The service knows every name of every size, and reads the bodies from the payload files.
   const std::string lua = HaproxyLuaText({10240, 100}, f);
   for (const char* want : {"\"10K\", ", "\"10240B\", ", "\"100B\", ",
@@ -520,6 +528,9 @@ TEST(NginxConfigTest, FollowsTheArm) {
                            "http3 on;", "quic_retry off;"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
+  c.quic_retry = true;  // an arm of an exposed server: every address validated first
+  EXPECT_NE(NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024).find("quic_retry on;"),
+            std::string::npos);
   EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
   EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
 }

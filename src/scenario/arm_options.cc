@@ -78,6 +78,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.threads = s.server_threads;
   c.cpus = s.server_cpus;
   c.quic = s.protocol == Protocol::kH3;
+  c.quic_retry = s.quic_retry;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;
 }

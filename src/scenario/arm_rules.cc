@@ -119,6 +119,20 @@ Status ValidateH3(const ArmSettings& s) {
   return {};
 }
 
+// ValidateRetry: quic_retry is a setting of a QUIC server the tool runs.
+Status ValidateRetry(const ArmSettings& s) {
+  if (!s.quic_retry) return {};
+  if (s.protocol != Protocol::kH3) {
+    return RuleError("quic_retry = true with protocol h1: a Retry is QUIC's (protocol = \"h3\")");
+  }
+  if (!ToolRunsServer(s)) {
+    return RuleError(
+        "quic_retry = true with an external target: its server validates addresses as its "
+        "operator configured it");
+  }
+  return {};
+}
+
 }  // namespace
 
 Status Validate(const ArmSettings& s, std::string_view arm_label) {
@@ -201,6 +215,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
   if (s.protocol == Protocol::kH3) {
     if (Status st = ValidateH3(s); !st) return fail(st.error().message);
   }
+  if (Status st = ValidateRetry(s); !st) return fail(st.error().message);
   if (s.record_clients && s.target != TargetKind::kEmbedded) {
     return fail(
         fmt::format("record_clients needs target = \"embedded\" (the server that reads "

@@ -416,6 +416,11 @@ constexpr std::array kKeys = {
                "server accepts 0-RTT early data on its tickets, with anti-replay (true/false)",
                K::kServer, true, "", &SetBool<&ArmSettings::early_data>,
                &Echo<&ArmSettings::early_data>},
+    SettingKey{"target", "quic_retry",
+               "h3: the server validates every client's address with a Retry before its "
+               "handshake (one more round trip, as an exposed server; true/false)",
+               K::kServer, true, "", &SetBool<&ArmSettings::quic_retry>,
+               &Echo<&ArmSettings::quic_retry>},
     SettingKey{"target", "record_clients",
                "the embedded server records every connection's ClientHello and outcome into the "
                "trial directory's clients.sqlite (report --clients; true/false)",

@@ -63,6 +63,9 @@ struct ArmSettings {
   bool tickets = true;
   bool session_cache = true;
   bool early_data = false;  // the server's tickets allow 0-RTT early data (mode early)
+  // quic_retry: an h3 arm's server validates every client's address with a Retry first (RFC
+  // 9000 §8.1.2): what an exposed server does against spoofed sources, one more round trip.
+  bool quic_retry = false;
   // The observatory on the embedded server: every connection's ClientHello and outcome in the
   // trial directory's clients.sqlite (`report --clients`). Off by default: it costs the server.
   bool record_clients = false;

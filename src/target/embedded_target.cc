@@ -45,13 +45,12 @@ class EmbeddedTarget final : public Target {
     stats_path_ = AbsolutePath(work_dir + "/serve-stats.json");
     std::remove(stats_path_.c_str());
     SpawnOptions o;
-    o.argv = {exe_,           "serve",
-              "--listen",     HostPort(p.listen_host, p.port),
-              "--tickets",    c.tickets ? "on" : "off",
-              "--cache",      c.session_cache ? "on" : "off",
-              "--early-data", c.early_data ? "on" : "off",
-              "--threads",    std::to_string(c.threads),
-              "--stats-json", stats_path_};
+    o.argv = {exe_, "serve", "--listen", HostPort(p.listen_host, p.port), "--tickets",
+              c.tickets ? "on" : "off", "--cache", c.session_cache ? "on" : "off", "--early-data",
+              c.early_data ? "on" : "off", "--threads", std::to_string(c.threads), "--stats-json",
+              stats_path_,
+              // Explicit: serve's `auto` would turn both on for an emulated link's 198.18.0.1.
+              "--quic-retry", c.quic_retry ? "on" : "off", "--max-per-source", "0"};
     for (const std::string& name : c.providers) o.argv.insert(o.argv.end(), {"--provider", name});
     if (!c.provider_path.empty()) o.argv.insert(o.argv.end(), {"--provider-path", c.provider_path});
     if (!c.property_query.empty()) {

@@ -120,11 +120,11 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   if (!c.tickets) tls += " no-tls-tickets";
   line("  bind {} ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers{}{}",
        BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
-  // HTTP/3 on the same port number over UDP, with the same chains and groups (no Retry unless
-  // asked: quic-force-retry is off by default).
+  // HTTP/3 on the same port number over UDP, with the same chains and groups (a Retry only if
+  // the arm asks: quic_retry).
   if (c.quic) {
-    line("  bind {} ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers{}",
-         QuicBindAddress(listen), tls);
+    line("  bind {} ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers{}{}",
+         QuicBindAddress(listen), tls, c.quic_retry ? " quic-force-retry" : "");
   }
   line("  http-request return status 200 content-type text/plain file {} if {{ path / }}",
        HaproxyQuoted(f.ok_body));

@@ -65,11 +65,11 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("    listen {} ssl;", listen);
   if (c.quic) {
     // HTTP/3 on the TCP port's number (nginx's http_v3_module over OpenSSL's QUIC
-    // compatibility layer): reuseport keeps each client's datagrams on one worker; no Retry,
-    // as the embedded server (the anti-amplification limit is what an arm measures).
+    // compatibility layer): reuseport keeps each client's datagrams on one worker; a Retry
+    // only if the arm asks (quic_retry), as the embedded server.
     line("    listen {} quic reuseport;", listen);
     line("    http3 on;");
-    line("    quic_retry off;");
+    line("    quic_retry {};", c.quic_retry ? "on" : "off");
   }
   line("    ssl_protocols TLSv1.3;");
   // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.

@@ -45,6 +45,7 @@ struct ServerConfig {
   // quic: HTTP/3 over QUIC on UDP as well, on the TCP port's number (the TCP listener stays: it
   // is what readiness polls, and an h1 client may share the server).
   bool quic = false;
+  bool quic_retry = false;   // h3: a Retry before every handshake (ArmSettings::quic_retry)
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
