@@ -275,6 +275,11 @@ Result<ServerCerts> MakeServerCerts(const ServeFlags& f) {
   return out;
 }
 
+// QuicRetry: --quic-retry for a server listening at `listen` (auto: on beyond loopback).
+bool QuicRetry(const ServeFlags& f, const SocketAddress& listen) {
+  return f.quic_retry == "on" || (f.quic_retry == "auto" && !listen.IsLoopback());
+}
+
 int ServeWithPeer(const ServeFlags& f) {
   auto certs = MakeServerCerts(f);
   if (!certs) return ReportError("serve", certs.error());
@@ -288,6 +293,7 @@ int ServeWithPeer(const ServeFlags& f) {
   n.listen = f.listen;
   n.config.groups = f.groups;
   n.config.quic = Serves(f.protocols, Protocol::kH3);  // with h1 (ServeMain refused h3 alone)
+  if (auto listen = ParseAddress(f.listen)) n.config.quic_retry = QuicRetry(f, *listen);
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
   n.config.early_data = f.early_data == "on";
@@ -356,7 +362,7 @@ int ServeEmbedded(const ServeFlags& f) {
   options.listen = *addr;
   options.threads = f.threads;
   options.max_connections_per_thread = f.max_connections;
-  options.quic_retry = f.quic_retry == "on" || (f.quic_retry == "auto" && !addr->IsLoopback());
+  options.quic_retry = QuicRetry(f, *addr);
   if (f.max_per_source == "auto") {
     options.max_connections_per_source = addr->IsLoopback() ? 0 : kExposedMaxPerSource;
   } else {
