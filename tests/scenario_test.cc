@@ -302,6 +302,8 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
       "[load]\nprotocol = \"h3\"\n[target]\nkind = \"external\"\naddress = "
       "\"127.0.0.1:4433\"\nquic_retry = true\n");
   EXPECT_NE(e.find("quic_retry = true with an external target"), std::string::npos) << e;
+  e = ErrorOf("[load]\nprotocol = \"h3\"\n[target]\nkind = \"nginx\"\nquic_retry = true\n");
+  EXPECT_NE(e.find("nginx sends no Retry"), std::string::npos) << e;
   e = ErrorOf("[target]\nearly_data = true\nsession_cache = false\n");
   EXPECT_NE(e.find("early_data needs session_cache = true"), std::string::npos) << e;
   e = ErrorOf("[load]\nmode = \"erly\"\n");
