@@ -185,7 +185,9 @@ TEST(StopRunTest, RunStopAsksTheDefaultQuestionsOfAScenarioWithoutStop) {
 // pilot (3 blocks, about 20 s) the 25 s left buy 3 more blocks of three seconds or about 8 of
 // one second; one-second trials win unless a trial's p50 varied less between trials than its
 // 600 connections make it by more than about a fifth (a design effect under 5.5: this
-// machine's are 13–500, docs/methodology.md). The block budget (12) ends a resumed run soon.
+// machine's are 13–500, docs/methodology.md). When the pilot's trials do agree that closely,
+// staying is right: the test then checks that and says the switch was not exercised (a
+// skip). The block budget (12) ends a resumed run soon.
 TEST(StopRunTest, AStudyChoosesItsTrialLengthAfterAPilotAndAResumeKeepsIt) {
   TempDir tmp;
   const Finished f =
@@ -193,9 +195,24 @@ TEST(StopRunTest, AStudyChoosesItsTrialLengthAfterAPilotAndAResumeKeepsIt) {
                           "blocks = 12\ntime = \"45s\"\n",
                           "3s", 200));
   ASSERT_EQ(f.rc, 0) << Describe(f);
-  EXPECT_NE(f.err.find("stop: no length answers every question within the budget; trials of "),
-            std::string::npos)
-      << f.err;
+  if (f.err.find("stop: no length answers every question within the budget; trials of ") ==
+      std::string::npos) {
+    // The pilot's trials agreed closely (a small design effect: it happens on a quiet machine,
+    // as in CI once, block p50s within ±66 µs), and then staying, whose pilot blocks count, is
+    // the right choice — said, and kept: every trial at 3 s, none marked a pilot.
+    EXPECT_NE(f.err.find("stop: the trial length stays 3s: no length answers every question "
+                         "within the budget, and this one comes closest"),
+              std::string::npos)
+        << f.err;
+    for (const auto& t : Rows(f.dir,
+                              "SELECT reasons_json, measure_end_ns - measure_start_ns FROM "
+                              "trials")) {
+      EXPECT_NEAR(std::stod(t[1]) / 1e9, 3, 0.3);
+      EXPECT_EQ(t[0].find("pilot"), std::string::npos) << t[0];
+    }
+    GTEST_SKIP() << "the pilot's trials agreed, so the study rightly kept its length: the switch "
+                    "was not exercised this time (the checks of staying passed)";
+  }
   EXPECT_NE(f.err.find("the 3 blocks so far were a pilot: kept, not pooled"), std::string::npos)
       << f.err;
   ASSERT_FALSE(f.dir.empty());
