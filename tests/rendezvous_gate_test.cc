@@ -342,6 +342,12 @@ TEST(RendezvousGate, AStreamingJoinerStarvesNoOne) {
 // connections and then joins as shard 1: shard 0 pauses accepting, the silent ones time out
 // and free theirs, and shard 1 gets in.
 TEST(RendezvousGate, OutOfDescriptorsTheWaitGoesOn) {
+#if defined(__SANITIZE_ADDRESS__)
+  // UBSan (in the ASan build) probes memory through a pipe of its own, which this test leaves no
+  // descriptor for: its vptr checks then report every object invalid. The release and TSan
+  // stages run it.
+  GTEST_SKIP() << "the sanitizers' runtime needs the descriptors this test takes away";
+#endif
   const uint16_t port = FreePort();
   const pid_t child = ::fork();  // before any thread of this process: the child may do anything
   ASSERT_GE(child, 0);
