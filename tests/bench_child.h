@@ -51,6 +51,8 @@ SocketAddress ServeAddress(const BenchChild& child);
 std::vector<pid_t> PidsMentioning(const std::string& needle);
 std::vector<pid_t> ChildrenOf(pid_t parent);
 bool Running(pid_t pid);
+// VmRssKb: resident memory of a process in KiB, from /proc/PID/status (-1 if it is gone).
+long VmRssKb(pid_t pid);
 
 // ReadFile: the whole file ("" if missing).
 std::string ReadFile(const std::string& path);

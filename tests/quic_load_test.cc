@@ -373,6 +373,7 @@ TEST(QuicLoadCliTest, ServeBothProtocolsAndLoadOverH3) {
   EXPECT_EQ(j["arm"]["protocol"], "h3");
   EXPECT_EQ(j["quic"]["initial_datagrams"]["2"], j["connections"]);
   EXPECT_EQ(j["quic"]["amplification_limited"], j["connections"]);
+  EXPECT_EQ(j["quic"]["retried"], 0);
   EXPECT_EQ(std::system((common + " --protocol h1 > /dev/null").c_str()), 0);
   EXPECT_NE(std::system((common + " --protocol h2 > /dev/null 2>&1").c_str()), 0);
   EXPECT_TRUE(serve.Stop());
@@ -386,10 +387,15 @@ TEST(QuicLoadCliTest, ServeValidatesAddressesWhenAskedOrExposed) {
                 {"--listen", "127.0.0.1:0", "--protocol", "h3", "--quic-retry", "on"});
   ASSERT_FALSE(on.address.empty()) << "serve printed no 'listening on' line";
   EXPECT_NE(on.line.find("QUIC Retry on"), std::string::npos) << on.line;
+  const std::string json = ::testing::TempDir() + "/quic-retry.json";
   const std::string load = std::string(PQC_BENCH_BIN) + " load --target " + on.address + " --ca " +
                            on.ca + " --protocol h3 --rate 20 --duration 1s" +
-                           " --warmup 0.2s --max-lag-p99 10s > /dev/null";
+                           " --warmup 0.2s --max-lag-p99 10s --json " + json + " > /dev/null";
   EXPECT_EQ(std::system(load.c_str()), 0);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["quic"]["retried"], j["connections"]);  // each connection's Retry, recorded
   EXPECT_TRUE(on.Stop());
   ServeChild exposed("quic-exposed", {"--listen", "0.0.0.0:0", "--protocol", "h3"});
   ASSERT_FALSE(exposed.address.empty()) << "serve printed no 'listening on' line";

@@ -78,6 +78,7 @@ class ResultsTest : public ::testing::Test {
         c.handshake_datagrams_received = static_cast<uint32_t>(9 + i);
         c.initial_datagrams = 2;
         c.amplification_limited = i % 8 == 1;
+        c.retried = i % 8 == 5;
       }
       c.measured = i > 0;
       c.offered_session = i % 2 == 1;
@@ -208,6 +209,7 @@ TEST_F(ResultsTest, EveryFieldSurvivesTheRoundTrip) {
     EXPECT_EQ(a.handshake_datagrams_received, b.handshake_datagrams_received);
     EXPECT_EQ(a.initial_datagrams, b.initial_datagrams);
     EXPECT_EQ(a.amplification_limited, b.amplification_limited);
+    EXPECT_EQ(a.retried, b.retried);
     EXPECT_EQ(a.client_hello_bytes, b.client_hello_bytes);
     EXPECT_EQ(a.server_hello_bytes, b.server_hello_bytes);
     EXPECT_EQ(a.certificate_bytes, b.certificate_bytes);
@@ -390,6 +392,7 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
                  "ALTER TABLE connections DROP COLUMN handshake_datagrams_received;"
                  "ALTER TABLE connections DROP COLUMN initial_datagrams;"
                  "ALTER TABLE connections DROP COLUMN amplification_limited;"
+                 "ALTER TABLE connections DROP COLUMN retried;"
                  "ALTER TABLE run DROP COLUMN shard_index;"
                  "ALTER TABLE run DROP COLUMN shard_count;"
                  "ALTER TABLE run DROP COLUMN shard_json;"
@@ -409,6 +412,7 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
       EXPECT_EQ(c.early_bytes, 0u);
       EXPECT_EQ(c.protocol, Protocol::kH1);  // before HTTP/3 every connection was over TCP
       EXPECT_EQ(c.initial_datagrams, 0u);
+      EXPECT_FALSE(c.retried);
     }
   }
   auto w = RunWriter::Reopen(Path());

@@ -99,15 +99,6 @@ bool GoodGetWithin(const SocketAddress& addr, double limit_s, std::string* why) 
   return false;
 }
 
-// VmRssKb: resident memory of a process, from /proc/PID/status.
-long VmRssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 // CpuSeconds: user + system time of a process, from /proc/PID/stat.
 double CpuSeconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -252,7 +243,7 @@ TEST_F(ServerAbuseTest, FloodOfSilentConnectionsKeepsMemoryBoundedAndAGoodClient
   Serve({"--handshake-timeout", "3s"});
   std::string why;
   ASSERT_TRUE(GoodGet(addr_, &why)) << why;  // warm: the allocator has its first arenas
-  const long before = VmRssKb(child_.pid);
+  const long before = test::VmRssKb(child_.pid);
   ASSERT_GT(before, 0);
   constexpr int kFlood = 2000;
   std::vector<ScopedFd> flood;
@@ -262,7 +253,7 @@ TEST_F(ServerAbuseTest, FloodOfSilentConnectionsKeepsMemoryBoundedAndAGoodClient
   }
   // The accept queue is first in, first out: when this one is answered, all 2000 are held.
   EXPECT_TRUE(GoodGet(addr_, &why)) << "during the flood: " << why;
-  const long during = VmRssKb(child_.pid);
+  const long during = test::VmRssKb(child_.pid);
   // A silent connection costs the server a socket and a small slot, not a TLS object's
   // buffers: 2000 of them stay far below 64 KiB each (generous for sanitizer builds too).
   EXPECT_LT(during - before, kFlood * 64L) << "before " << before << " kB, during " << during;

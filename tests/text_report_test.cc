@@ -104,5 +104,32 @@ TEST(RoundTripTable, AFlightOfThirtyFiveSegmentsTakesThreeRoundTrips) {
   EXPECT_EQ(row.find("UNEXPECTED"), std::string::npos) << row;
 }
 
+// An h3 arm whose server validated addresses (quic_retry = true): the Retry and the client's
+// second Initial take a round trip before the flight, which then goes whole (2 RTTs); a
+// handshake measured at 3 — as X25519MLKEM768's two-datagram ClientHello is after a Retry
+// against OpenSSL 3.5's client (docs/guide.md, "Exposed serve") — is flagged.
+TEST(RoundTripTable, ARetryCostsOneRoundTripMore) {
+  nlohmann::ordered_json summary = Fixture("summary_rtt_sweep.json");
+  auto with_retry = [&](double rtts) {
+    for (auto& arm : summary["arms"]) {
+      if (arm["label"] != "ecdsa-p256 · rtt150") continue;
+      arm["factors"]["protocol"] = "h3";
+      arm["factors"]["quic_retry"] = true;
+      arm["phases"]["handshake"]["p50"] = rtts * 150'000.0;  // µs
+    }
+    return Row(Table(summary), "ecdsa-p256 · rtt150");
+  };
+  const std::string two = with_retry(2.07);
+  EXPECT_NE(two.find("2 (QUIC: a Retry first, then the whole flight)"), std::string::npos) << two;
+  EXPECT_EQ(two.find("UNEXPECTED"), std::string::npos) << two;
+  EXPECT_NE(with_retry(3.09).find("3 UNEXPECTED"), std::string::npos);
+  // Without the setting, the same h3 arm's flight is within 3× its Initials: 1.
+  summary = Fixture("summary_rtt_sweep.json");
+  for (auto& arm : summary["arms"]) {
+    if (arm["label"] == "ecdsa-p256 · rtt150") arm["factors"]["protocol"] = "h3";
+  }
+  EXPECT_NE(Row(Table(summary), "ecdsa-p256 · rtt150").find("1 (QUIC: "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pqc

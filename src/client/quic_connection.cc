@@ -115,6 +115,7 @@ void QuicConnection::RecordHandshake() {
   record_.handshake_datagrams_received = w.datagrams_received;
   record_.initial_datagrams = w.first_flight_datagrams;
   record_.amplification_limited = quic::AmplificationLimited(w);
+  record_.retried = w.received_retry;
   RecordNegotiated(client_->watch().facts, client_->ssl(), record_);
 }
 

@@ -97,6 +97,9 @@ struct ConnectionRecord {
   // three times the client's first flight, so part of its flight waited for the client's next
   // datagrams (RFC 9000 §8.1: a round trip more). False over TCP.
   bool amplification_limited = false;
+  // retried: the server answered the first Initial with a Retry (RFC 9000 §8.1.2: address
+  // validation, a round trip more before the handshake starts). False over TCP.
+  bool retried = false;
 
   ErrorClass error = ErrorClass::kNone;
   std::string error_detail;

@@ -22,7 +22,7 @@ constexpr std::string_view kHeader =
     "req_sent_us,req_first_byte_us,req_last_byte_us,req_status,req_body_bytes,"
     "first_request,request_count,"
     "protocol,initial_datagrams,handshake_datagrams_sent,handshake_datagrams_received,"
-    "amplification_limited";
+    "amplification_limited,retried";
 
 // Micros3: a value in µs with 3 decimals (nanosecond resolution), empty when undefined.
 std::string Micros3(std::optional<double> us) {
@@ -59,7 +59,7 @@ void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
         "{},{},{},{:d},{:d},{},{},"
         "{},{},{},{},{},"
         "{},{},"
-        "{},{},{},{},{:d}\n",
+        "{},{},{},{},{:d},{:d}\n",
         c.id, c.thread, ConnModeName(c.mode), c.measured, c.offered_session,  //
         Stamp(c.intended_start, t0), Stamp(c.actual_start, t0), Stamp(c.tcp_established, t0),
         Stamp(c.tls_done, t0), Stamp(c.closed, t0),  //
@@ -77,7 +77,7 @@ void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
         has_request ? std::to_string(r.body_bytes) : std::string(),  //
         c.first_request, c.request_count,                            //
         ProtocolName(c.protocol), c.initial_datagrams, c.handshake_datagrams_sent,
-        c.handshake_datagrams_received, c.amplification_limited);
+        c.handshake_datagrams_received, c.amplification_limited, c.retried);
   }
 }
 

@@ -246,6 +246,7 @@ LoadSummary Summarize(const LoadResult& result) {
       quic_sent += c.handshake_datagrams_sent;
       quic_received += c.handshake_datagrams_received;
       if (c.amplification_limited) ++s.quic.amplification_limited;
+      if (c.retried) ++s.quic.retried;
     }
 
     if (resuming) {

@@ -157,13 +157,15 @@ struct LoadgenHealth {
 // how many Initial datagrams the client's first flight took (a count → connections), the mean
 // datagrams each way until the handshake completed, and how many servers' flights outgrew
 // three times the client's first flight (held back by the anti-amplification limit: a round
-// trip more, RFC 9000 §8.1). Empty over TCP.
+// trip more, RFC 9000 §8.1), and how many were first asked to validate their address (a Retry:
+// a round trip more, §8.1.2). Empty over TCP.
 struct QuicCounts {
   uint64_t handshakes = 0;
   std::map<std::string, uint64_t> initial_datagrams;
   double datagrams_sent_mean = PhaseStats::kUndefined;
   double datagrams_received_mean = PhaseStats::kUndefined;
   uint64_t amplification_limited = 0;
+  uint64_t retried = 0;
 };
 
 // LoadSummary — one arm's run, measured connections only (warm-up never leaks in).

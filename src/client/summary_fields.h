@@ -81,6 +81,7 @@ void Fields(R& r, V& v) {
   v("datagrams_sent_mean", r.datagrams_sent_mean);
   v("datagrams_received_mean", r.datagrams_received_mean);
   v("amplification_limited", r.amplification_limited);
+  v("retried", r.retried);
 }
 
 template <class R, class V>

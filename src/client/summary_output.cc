@@ -112,6 +112,9 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
         "- server's flight held back by the anti-amplification limit (over 3× the client's "
         "Initials): {} of {}\n",
         q.amplification_limited, q.handshakes);
+    out << fmt::format(
+        "- asked first to validate the client's address (a Retry: one more round trip): {} of {}\n",
+        q.retried, q.handshakes);
   }
 
   const LoadgenHealth& g = s.loadgen;

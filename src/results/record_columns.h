@@ -66,6 +66,7 @@ inline constexpr std::array kConnectionColumns = {
     Column{"handshake_datagrams_received", 7, "0"},
     Column{"initial_datagrams", 7, "0"},
     Column{"amplification_limited", 7, "0"},
+    Column{"retried", 9, "0"},
 };
 
 inline constexpr std::array kRequestColumns = {

@@ -331,6 +331,7 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     r.handshake_datagrams_received = U32(c->Int(31));
     r.initial_datagrams = U32(c->Int(32));
     r.amplification_limited = c->Int(33) != 0;
+    r.retried = c->Int(34) != 0;
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
     while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
       qrow = q->Step();

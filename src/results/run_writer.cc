@@ -13,7 +13,7 @@ namespace {
 constexpr std::string_view kInsertConnection =
     "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
     "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, "
-    "?32, ?33, ?34, ?35, ?36)";
+    "?32, ?33, ?34, ?35, ?36, ?37)";
 constexpr std::string_view kInsertRequest =
     "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
@@ -66,6 +66,7 @@ Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
     s.Bind(34, int64_t{c.handshake_datagrams_received});
     s.Bind(35, int64_t{c.initial_datagrams});
     s.Bind(36, int64_t{c.amplification_limited});
+    s.Bind(37, int64_t{c.retried});
     if (Status st = s.Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
@@ -236,7 +237,9 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
       "ALTER TABLE connections ADD COLUMN initial_datagrams INTEGER NOT NULL DEFAULT 0;"
       "ALTER TABLE connections ADD COLUMN amplification_limited INTEGER NOT NULL DEFAULT 0;",
       // 7 → 8: how a study that stopped itself ended (a run of old was of fixed size).
-      "ALTER TABLE run ADD COLUMN stop_json TEXT;"};
+      "ALTER TABLE run ADD COLUMN stop_json TEXT;",
+      // 8 → 9: QUIC's Retry per connection (a run of old: none recorded).
+      "ALTER TABLE connections ADD COLUMN retried INTEGER NOT NULL DEFAULT 0;"};
   for (int v = *version; v < kSchemaVersion; ++v) {
     if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
                                             "key = 'version';COMMIT",

@@ -50,6 +50,7 @@ CREATE TABLE connections(
   protocol TEXT NOT NULL DEFAULT 'h1', handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0,
   handshake_datagrams_received INTEGER NOT NULL DEFAULT 0,
   initial_datagrams INTEGER NOT NULL DEFAULT 0, amplification_limited INTEGER NOT NULL DEFAULT 0,
+  retried INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
 CREATE TABLE requests(
   trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,

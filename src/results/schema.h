@@ -33,7 +33,9 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // Version 8 added how a study that stopped itself ended (run.stop_json, run_record.h's
 // StopRecord: why, after how many blocks, every question's answer); NULL for a study of fixed
 // size, and in older files.
-inline constexpr int kSchemaVersion = 8;
+// Version 9 added whether a QUIC server answered a connection's first Initial with a Retry
+// (connections.retried: address validation, a round trip more). Older files read as 0.
+inline constexpr int kSchemaVersion = 9;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it.
