@@ -21,8 +21,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -156,10 +156,10 @@ class QuicFloodTest : public ::testing::Test {
 
   // Serve: `pqc-bench serve --protocol h3` at 198.18.0.1 (--quic-retry as given); its first line.
   std::string Serve(const std::string& quic_retry) {
-    child_ = test::SpawnBench({"serve", "--listen", "198.18.0.1:0", "--protocol", "h3",
-                               "--quic-retry", quic_retry, "--write-ca", tmp_ / "ca.pem",
-                               "--stats-json", tmp_ / "stats.json", "--duration", "120s"},
-                              tmp_.path());
+    child_ = test::SpawnBench(
+        {"serve", "--listen", "198.18.0.1:0", "--protocol", "h3", "--quic-retry", quic_retry,
+         "--write-ca", tmp_ / "ca.pem", "--stats-json", tmp_ / "stats.json", "--duration", "120s"},
+        tmp_.path());
     addr_ = test::ServeAddress(child_);
     return test::ReadFile(child_.out_path);
   }
@@ -223,9 +223,10 @@ TEST_F(QuicFloodTest, SpoofedInitialsAreAnsweredByRetryAloneAndMemoryStaysBounde
   const Answers a = Flood(kSpoofedInitials);
   const double secs = std::chrono::duration<double>(FloodClock::now() - start).count();
   const long after = test::VmRssKb(child_.pid);
-  std::printf("  %zu spoofed Initials in %.1f s: %zu sources sent a Retry, %zu anything else; "
-              "RSS %ld -> %ld kB\n",
-              kSpoofedInitials, secs, a.retried.size(), a.answered.size(), before, after);
+  std::printf(
+      "  %zu spoofed Initials in %.1f s: %zu sources sent a Retry, %zu anything else; "
+      "RSS %ld -> %ld kB\n",
+      kSpoofedInitials, secs, a.retried.size(), a.answered.size(), before, after);
   // Every Initial answered by a Retry (a few may be lost to a busy machine's socket buffer),
   // nothing else sent to a forged address, and the memory of no connection kept.
   EXPECT_GE(a.retried.size(), kSpoofedInitials * 99 / 100);
@@ -249,9 +250,10 @@ TEST_F(QuicFloodTest, WithoutRetryEachSpoofedInitialHoldsAConnection) {
   const long before = test::VmRssKb(child_.pid);
   const Answers a = Flood(kCount);
   const long after = test::VmRssKb(child_.pid);
-  std::printf("  %zu spoofed Initials without Retry: %zu sources sent a Retry, %zu a flight; "
-              "RSS %ld -> %ld kB\n",
-              kCount, a.retried.size(), a.answered.size(), before, after);
+  std::printf(
+      "  %zu spoofed Initials without Retry: %zu sources sent a Retry, %zu a flight; "
+      "RSS %ld -> %ld kB\n",
+      kCount, a.retried.size(), a.answered.size(), before, after);
   EXPECT_EQ(a.retried.size(), 0u);
   EXPECT_GE(a.answered.size(), kCount * 99 / 100);
   // What Retry saves: each held connection costs tens of KiB (77 on this machine's release
