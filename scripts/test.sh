@@ -52,11 +52,50 @@ step() {
 
 # The tests run with PQC_PREBUILT=1: a set-up or build that a test starts (the README's own
 # commands build trees) fails instead of compiling inside the test's timeout, so that no
-# timeout depends on a warm cache. What the tests drive is set up and built before them, each
-# step timed: the stage's tree, and in the release stage the OpenSSL 3.6 variant's tool (the
-# README's and openssl_variants' second build, with its nginx and HAProxy) and the fuzz tree
-# (the README's fuzzing commands; the fuzz stage then finds it built).
+# timeout depends on a warm cache. What the tests drive is set up and built before they start,
+# each build timed. The release stage's tests wait on sockets, timers and child processes more
+# than they compute (below), so once the release tree is built the other trees are built behind
+# them at idle priority (SCHED_IDLE: only CPU the tests leave unused, never a delay to a test's
+# own threads), one after another (scripts/lib/build_behind.sh): the OpenSSL 3.6 variant's tool
+# (the README's and openssl_variants' second build, with its nginx and HAProxy) and the fuzz
+# tree (the README's fuzzing commands), which the tests that drive them wait for (the
+# prebuilt_trees fixture), then the ASan, TSan and fuzz stages' trees, which each stage waits
+# for before it starts. Cold, that is about ten minutes of compiling off the critical path.
 export PQC_PREBUILT=0
+behind="" behind_trees=()
+# start_behind: the builder of the trees the selected stages need after the release tree.
+start_behind() {
+  behind=$(mktemp -d "${TMPDIR:-/tmp}/pqc-built-behind.XXXXXX")
+  behind_trees=(variant fuzz)
+  local s
+  for s in "${stages[@]}"; do
+    case "$s" in asan | tsan) behind_trees+=("$s") ;; esac
+  done
+  setsid chrt --idle 0 "$here/scripts/lib/build_behind.sh" "$behind" "${behind_trees[@]}" \
+    </dev/null >/dev/null 2>&1 &
+  builder=$!
+  trap 'kill -- -"$builder" 2>/dev/null; rm -rf "$behind"' EXIT
+}
+# wait_behind TREE: when TREE is being built behind, waits for it; its build's time and the
+# wait printed, and its log's end if it failed (which fails the stage).
+wait_behind() {
+  local tree=$1 started=$SECONDS status seconds
+  [ -n "$behind" ] && [[ " ${behind_trees[*]} " == *" $tree "* ]] || return 0
+  while [ ! -e "$behind/$tree.status" ]; do
+    if ! kill -0 "$builder" 2>/dev/null && [ ! -e "$behind/$tree.status" ]; then
+      echo "test.sh: the builder of the trees behind the tests ended before the $tree tree" >&2
+      return 1
+    fi
+    sleep 1
+  done
+  read -r status seconds <"$behind/$tree.status"
+  echo "== $tree tree: built behind the tests in $seconds s (waited $((SECONDS - started)) s) ==" >&2
+  if [ "$status" != 0 ]; then
+    echo "test.sh: the $tree tree's build failed (exit $status); its log ends:" >&2
+    tail -n 40 "$behind/$tree.log" >&2
+    return 1
+  fi
+}
 # Tests wait more than they compute (rates, timers, child processes, sockets): at one test per
 # core the release stage's tests kept 0.8 of 2 cores busy (about 770 s of CPU in 950 s), the ASan
 # stage's too (357 s in 451 s). So CTest runs two per core; the tests that judge timings or
@@ -68,13 +107,9 @@ for stage in "${stages[@]}"; do
   start=$SECONDS
   case "$stage" in
     release | asan)
+      wait_behind "$stage"
       step "$stage build" build_tree "$stage"
-      if [ "$stage" = release ]; then
-        step "release: the OpenSSL 3.6 variant's pqc-bench (README, openssl_variants)" \
-          env PQC_OPENSSL=3.6 "$here/scripts/build.sh" release pqc-bench >/dev/null
-        step "release: the fuzz tree (README's fuzzing commands)" \
-          "$here/scripts/build.sh" fuzz >/dev/null
-      fi
+      if [ "$stage" = release ]; then start_behind; fi
       echo "== $stage tests ==" >&2
       # The readme tests drive the release tree's binary as the README shows it (build/src),
       # and the openssl_variants tests build and compare release binaries of two OpenSSL
@@ -94,9 +129,15 @@ for stage in "${stages[@]}"; do
       [ "$stage" = asan ] &&
         exclude=(-LE '^(readme|openssl_variants|h2load_crosscheck|aa_ab|compare_rtt|simulation|asan_quic_stall)$')
       check_selection "$dir" "${exclude[@]}"
-      (cd "$dir" && PQC_PREBUILT=1 ctest --output-on-failure -j"$jobs" --timeout 1500 "${exclude[@]}")
+      (cd "$dir" && PQC_PREBUILT=1 PQC_BUILT_BEHIND="$behind" \
+        ctest --output-on-failure -j"$jobs" --timeout 1500 "${exclude[@]}")
+      if [ "$stage" = release ]; then  # what the README's tests drove: its build's time
+        wait_behind variant
+        wait_behind fuzz
+      fi
       ;;
     tsan)
+      wait_behind tsan
       step "tsan build" build_tree tsan
       echo "== tsan tests ==" >&2
       # halt_on_error: the first report fails its test (a report must never scroll by).
@@ -110,6 +151,7 @@ for stage in "${stages[@]}"; do
         ctest --output-on-failure -j"$jobs" --timeout 900 -L '^tsan$')
       ;;
     fuzz)
+      wait_behind fuzz
       step "fuzz build" build_tree fuzz
       echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s per target) ==" >&2
       "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
