@@ -69,13 +69,12 @@ step() {
 # commands build trees) fails instead of compiling inside the test's timeout, so that no
 # timeout depends on a warm cache. What the tests drive is set up and built before they start,
 # each build timed. The release stage's tests wait on sockets, timers and child processes more
-# than they compute (below), so once the release tree is built the other trees are built behind
-# them at idle priority (SCHED_IDLE: only CPU the tests leave unused, never a delay to a test's
-# own threads), one after another (scripts/lib/build_behind.sh): the OpenSSL 3.6 variant's tool
-# (the README's and openssl_variants' second build, with its nginx and HAProxy) and the fuzz
-# tree (the README's fuzzing commands), which the tests that drive them wait for (the
-# prebuilt_trees fixture), then the ASan, TSan and fuzz stages' trees, which each stage waits
-# for before it starts. Cold, that is about ten minutes of compiling off the critical path.
+# than they compute (below), so once its tests that run alone are done, the other trees are
+# built behind the rest at idle priority (SCHED_IDLE: only CPU the tests leave unused), one
+# after another (scripts/lib/build_behind.sh): the OpenSSL 3.6 variant's tool (the README's
+# and openssl_variants' second build, with its nginx and HAProxy) and the fuzz tree (the
+# README's fuzzing commands), which the tests that drive them wait for (the prebuilt_variant
+# and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those stages wait for.
 export PQC_PREBUILT=0
 behind="" behind_trees=()
 # start_behind: the builder of the trees the selected stages need after the release tree.
@@ -124,7 +123,6 @@ for stage in "${stages[@]}"; do
     release | asan)
       wait_behind "$stage"
       step "$stage build" build_tree "$stage"
-      if [ "$stage" = release ]; then start_behind; fi
       echo "== $stage tests ==" >&2
       # The readme tests drive the release tree's binary as the README shows it (build/src),
       # and the openssl_variants tests build and compare release binaries of two OpenSSL
@@ -144,11 +142,12 @@ for stage in "${stages[@]}"; do
       [ "$stage" = asan ] &&
         exclude=(-LE '^(readme|openssl_variants|h2load_crosscheck|aa_ab|compare_rtt|simulation|asan_quic_stall)$')
       check_selection "$dir" "${exclude[@]}"
-      # In the release stage the tests that run alone (RUN_SERIAL) go first, while the trees
-      # behind are built on the cores they leave idle: CTest starts such a test only when
-      # nothing else runs, so among the others they all waited for the end (about 350 s), and
-      # with the README's tests held until their trees are built they came after those too.
-      # Either order is the same work warm; cold, this one overlaps the builds with them.
+      # In the release stage the tests that run alone (RUN_SERIAL) go first, on a quiet machine
+      # (a build behind them, even at idle priority, made a QUIC resumption test's warm-up
+      # miss its tickets), and then the others while the trees are built behind them: CTest
+      # starts such a test only when nothing else runs, so among the others they waited for the
+      # end, and with the README's tests held until their trees are built they came after those
+      # too. Warm, the order is the same work; cold, the builds overlap the other tests.
       first=()
       if [ "$stage" = release ] && serial=$(serial_pattern "$dir") && [ -n "$serial" ]; then
         step "release: the tests that run alone" \
@@ -156,6 +155,7 @@ for stage in "${stages[@]}"; do
           _ "$dir" "$serial"
         first=(-E "$serial")
       fi
+      if [ "$stage" = release ]; then start_behind; fi
       (cd "$dir" && PQC_PREBUILT=1 PQC_BUILT_BEHIND="$behind" \
         ctest --output-on-failure -j"$jobs" --timeout 1500 "${exclude[@]}" "${first[@]}")
       if [ "$stage" = release ]; then  # what the README's tests drove: its build's time

@@ -1,6 +1,6 @@
 #!/bin/sh
-# wait_prebuilt.sh TREE... — the prebuilt_trees test, which the README and openssl_variants tests
-# require (a CTest fixture): under test.sh, whose release stage builds the OpenSSL 3.6 variant's
+# wait_prebuilt.sh TREE... — the prebuilt_variant and prebuilt_fuzz tests, CTest fixtures the README
+# and openssl_variants tests require: under test.sh, whose release stage builds the OpenSSL 3.6 variant's
 # pqc-bench and the fuzz tree behind its tests (scripts/lib/build_behind.sh) and names the
 # directory of their status files in PQC_BUILT_BEHIND, it waits until each TREE is built and
 # fails, with the end of its build's log, if one failed. Without PQC_BUILT_BEHIND (a plain

@@ -5,7 +5,7 @@
 # so that it takes only the CPU the tests leave idle — they wait on sockets, timers and child
 # processes more than they compute — and never delays a test's own threads. Each tree's output
 # goes to DIR/TREE.log; DIR/TREE.status is written last (the build's exit status, then its
-# seconds), which is what test.sh and the prebuilt_trees test wait for.
+# seconds), which is what test.sh and the prebuilt_variant and prebuilt_fuzz tests wait for.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$1
