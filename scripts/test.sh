@@ -88,7 +88,8 @@ start_behind() {
   setsid chrt --idle 0 "$here/scripts/lib/build_behind.sh" "$behind" "${behind_trees[@]}" \
     </dev/null >/dev/null 2>&1 &
   builder=$!
-  trap 'kill -- -"$builder" 2>/dev/null; rm -rf "$behind"' EXIT
+  # (|| true: the builder has usually ended; a failing kill must not end the trap under set -e)
+  trap 'kill -- -"$builder" 2>/dev/null || true; rm -rf "$behind"' EXIT
 }
 # wait_behind TREE: when TREE is being built behind, waits for it; its build's time and the
 # wait printed, and its log's end if it failed (which fails the stage).
