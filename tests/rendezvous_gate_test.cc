@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -328,6 +329,12 @@ TEST(RendezvousGate, AStreamingJoinerStarvesNoOne) {
     }
   });
   auto one = Join(port, 1, 3, nullptr, 5 * kSecond);
+  // Shard 2 joins once shard 0 has cut the stream at its 33rd PING (while one shard is still
+  // missing it keeps reading it; had both joined first, the rendezvous would end before it got
+  // there, as it once did in CI).
+  for (int i = 0; i < 500 && leader.log().find("more than 32 PINGs") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   stop = true;
   pings.join();
   ASSERT_TRUE(one.ok()) << one.error().message;
