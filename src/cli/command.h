@@ -31,5 +31,6 @@ int SpeedMain(int argc, char** argv);
 int LinkMain(int argc, char** argv);
 int CompareMain(int argc, char** argv);
 int MergeMain(int argc, char** argv);
+int CountMain(int argc, char** argv);
 
 }  // namespace pqc::cli

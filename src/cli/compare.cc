@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/command_output.h"
+#include "cli/count_compare.h"
 #include "cli/probe_compare.h"
 #include "report/comparison_output.h"
 #include "report/factor_gates.h"
@@ -107,6 +108,8 @@ int CompareFactor(const CompareFlags& f, const std::vector<report::Gate>& gates)
 }  // namespace
 
 int CompareMain(int argc, char** argv) {
+  // Two count results (instructions per handshake): cli/count_compare.h.
+  if (IsCountComparison(argc, argv)) return CompareCountsMain(argc, argv);
   // Probe documents of two OpenSSL builds, rather than stored runs: cli/probe_compare.h.
   if (IsProbeComparison(argc, argv)) return CompareProbesMain(argc, argv);
   CLI::App app{

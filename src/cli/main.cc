@@ -31,6 +31,8 @@ constexpr Command kCommands[] = {
      pqc::cli::CompareMain},
     {"speed", "cost of each primitive here and the crypto floor of an arm's handshake",
      pqc::cli::SpeedMain},
+    {"count", "instructions per handshake, client and server, stage by stage (callgrind)",
+     pqc::cli::CountMain},
     {"link", "run a command over an emulated WAN (delay, loss, rate) to the embedded server",
      pqc::cli::LinkMain},
 };

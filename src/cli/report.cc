@@ -8,6 +8,9 @@
 
 #include "cli/command.h"
 #include "cli/command_output.h"
+#include "cli/count_compare.h"
+#include "cli/count_output.h"
+#include "count/count_report_json.h"
 #include "report/client_summary.h"
 #include "report/report_files.h"
 #include "report/study_summary.h"
@@ -44,6 +47,31 @@ int ReportClients(const std::string& file, const std::string& format, const std:
 
 }  // namespace
 
+namespace {
+
+// ReportCount: a `pqc-bench count` result's tables again (table or md), or its JSON.
+int ReportCount(const std::string& path, const std::string& format, const std::string& output) {
+  if (format != "table" && format != "json") {
+    return ReportError(
+        "report", MakeError(ErrorKind::kUsage, fmt::format("--format {}: a count result is written "
+                                                           "as table or json",
+                                                           format)));
+  }
+  auto r = ReadCountResult(path);
+  if (!r) return ReportError("report", r.error());
+  auto out = CommandOutput::Open(output);
+  if (!out) return ReportError("report", out.error());
+  if (format == "json") {
+    out->stream() << count::CountReportJson(*r).dump(2) << "\n";
+  } else {
+    WriteCountTables(out->stream(), *r);
+  }
+  if (Status st = out->Finish(); !st) return ReportError("report", st.error());
+  return kExitOk;
+}
+
+}  // namespace
+
 int ReportMain(int argc, char** argv) {
   CLI::App app{
       "Print or export the results of a run (a directory under results/, or its "
@@ -66,6 +94,7 @@ int ReportMain(int argc, char** argv) {
                "(re)write summary.json, summary.md and report.html in the run's directory");
   if (int rc = ParseArgs(app, argc, argv); rc >= 0) return rc;
   if (!clients.empty()) return ReportClients(clients, format, output);
+  if (!path.empty() && IsCountResult(path)) return ReportCount(path, format, output);
   if (path.empty()) {
     return ReportError("report", MakeError(ErrorKind::kUsage,
                                            "give a run directory (or its results.sqlite), or "

@@ -16,10 +16,12 @@
 
 #include "cli/command.h"
 #include "cli/provider_flags.h"
+#include "cli/serve_count.h"
 #include "cli/serve_peer.h"
 #include "cli/serve_quic.h"
 #include "cli/unit_flags.h"
 #include "core/file_output.h"
+#include "core/instruction_window.h"
 #include "core/paths.h"
 #include "core/protocol.h"
 #include "core/stop_signals.h"
@@ -138,7 +140,7 @@ struct ServeFlags {
   Nanos duration = 0, handshake_timeout = 10 * kSecond, idle_timeout = 60 * kSecond;
   Nanos handshake_cpu = 0;
   std::vector<uint64_t> payload_sizes = {100, 1024, 10240, 102400, 1048576};
-  bool use_nginx = false, use_haproxy = false;
+  bool use_nginx = false, use_haproxy = false, count_control = false;
   int threads = 1;
   size_t max_connections = 20'000;
   uint64_t clients_max = results::kDefaultMaxClientRows;
@@ -214,6 +216,9 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
 
   AddProviderFlags(app, f.providers);
   app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
+  app.add_flag("--count-control", f.count_control,
+               "the window of `pqc-bench count`: reads zero and dump on stdin (under callgrind; "
+               "HTTP/1.1 only)");
   auto* clients_opt = app.add_option(
       "--clients", f.clients,
       "record every connection's ClientHello (groups, key shares, signature algorithms, …), "
@@ -408,7 +413,11 @@ int ServeEmbedded(const ServeFlags& f) {
              : options.quic_retry  ? "; QUIC Retry on: every address validated first"
                                    : "; QUIC Retry off (--quic-retry)");
   std::fflush(stdout);
-  const int sig = signals.WaitUntil(f.duration > 0 ? MonotonicNow() + f.duration : 0);
+  const Nanos deadline = f.duration > 0 ? MonotonicNow() + f.duration : 0;
+  const int sig =
+      f.count_control
+          ? WaitWithCountControl(signals, deadline, [&] { return servers->tcp->OpenConnections(); })
+          : signals.WaitUntil(deadline);
   ServerStats stats;
   if (servers->tcp) {
     servers->tcp->Stop();
@@ -480,6 +489,13 @@ int ServeMain(int argc, char** argv) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--clients: the embedded server only (it is the one "
                                           "that reads each ClientHello)"));
+  }
+  if (flags.count_control &&
+      (peer || flags.protocols != std::vector<Protocol>{Protocol::kH1} || !UnderCallgrind())) {
+    return ReportError("serve", MakeError(ErrorKind::kUsage,
+                                          "--count-control: the embedded server over HTTP/1.1 "
+                                          "(--protocol h1), run by `pqc-bench count` under "
+                                          "callgrind"));
   }
   if (peer && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,12 @@ struct LoadOptions {
   // soon as this descriptor is readable — the pidfd of the server it loads, whose death makes
   // the rest of the schedule a measurement of nothing.
   int abort_fd = -1;
+  // gate: `pqc-bench count`'s fixed windows (cli/count_client.cc) — called on the worker thread
+  // before each connection of a closed loop starts, with the number started so far; false ends
+  // the schedule. It may block: the counter opens its window between two connections. With a
+  // gate the worker publishes no progress and sweeps timeouts once a second, so that a process
+  // slowed down 50 × by valgrind is not counted waking up for its timers.
+  std::function<bool(uint64_t started)> gate;
 
   // Verification: what every measured connection must have negotiated. Empty = not checked.
   std::string expect_group;

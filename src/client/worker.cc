@@ -11,9 +11,10 @@
 namespace pqc {
 namespace {
 
-constexpr Nanos kSweepInterval = 20'000'000;      // timeouts are checked this often
-constexpr Nanos kPublishInterval = 250'000'000;   // progress snapshots
-constexpr Nanos kInterruptDrain = 2'000'000'000;  // after Ctrl-C, wait at most this long
+constexpr Nanos kSweepInterval = 20'000'000;          // timeouts are checked this often
+constexpr Nanos kPublishInterval = 250'000'000;       // progress snapshots
+constexpr Nanos kGatedSweepInterval = 1'000'000'000;  // LoadOptions::gate
+constexpr Nanos kInterruptDrain = 2'000'000'000;      // after Ctrl-C, wait at most this long
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru{};
@@ -69,16 +70,19 @@ void Worker::Run(Nanos start) {
   } else {
     ScheduleNext();
   }
-  auto sweep = [this](auto& self) -> void {
+  const Nanos sweep_every = options_.gate ? kGatedSweepInterval : kSweepInterval;
+  auto sweep = [this, sweep_every](auto& self) -> void {
     Sweep();
-    loop_->AddTimer(MonotonicNow() + kSweepInterval, [self] { self(self); });
+    loop_->AddTimer(MonotonicNow() + sweep_every, [self] { self(self); });
   };
-  loop_->AddTimer(MonotonicNow() + kSweepInterval, [sweep] { sweep(sweep); });
-  auto publish = [this](auto& self) -> void {
-    Publish();
-    loop_->AddTimer(MonotonicNow() + kPublishInterval, [self] { self(self); });
-  };
-  loop_->AddTimer(MonotonicNow() + kPublishInterval, [publish] { publish(publish); });
+  loop_->AddTimer(MonotonicNow() + sweep_every, [sweep] { sweep(sweep); });
+  if (!options_.gate) {
+    auto publish = [this](auto& self) -> void {
+      Publish();
+      loop_->AddTimer(MonotonicNow() + kPublishInterval, [self] { self(self); });
+    };
+    loop_->AddTimer(MonotonicNow() + kPublishInterval, [publish] { publish(publish); });
+  }
 
   while (true) {
     if (!loop_->RunOnce(-1)) break;  // epoll failure: stop; what was measured is kept
@@ -125,6 +129,11 @@ uint32_t Worker::ClosedLoopShare() const {
 
 void Worker::Refill(size_t finished) {
   for (size_t i = 0; i < finished && !scheduling_done_; ++i) {
+    if (options_.gate && !options_.gate(started_)) {
+      scheduling_done_ = true;
+      drain_deadline_ = MonotonicNow() + options_.timeout;
+      return;
+    }
     std::optional<Arrival> a = schedule_->NextClosed(MonotonicNow());
     if (!a) {
       scheduling_done_ = true;

@@ -81,9 +81,9 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 
 // The child between fork and exec: async-signal-safe calls only (the parent may have threads).
 // out_fd >= 0 becomes stdout (and stderr too when `both`, with stdin from /dev/null).
-[[noreturn]] void RunChild(int report_fd, int out_fd, bool both, int ns_fd, int death_signal,
-                           bool group, const cpu_set_t* cpus, pid_t parent, const char* exe,
-                           char* const* argv, char* const* envp) {
+[[noreturn]] void RunChild(int report_fd, int in_fd, int out_fd, bool both, int ns_fd,
+                           int death_signal, bool group, const cpu_set_t* cpus, pid_t parent,
+                           const char* exe, char* const* argv, char* const* envp) {
   auto fail = [report_fd](int step) {
     ChildFailure f{step, errno};
     ssize_t n = write(report_fd, &f, sizeof f);
@@ -103,6 +103,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
     }
     if (dup2(out_fd, 1) < 0) fail(2);
   }
+  if (in_fd >= 0 && dup2(in_fd, 0) < 0) fail(2);
   // The parent may block or ignore signals (serve blocks SIGINT/SIGTERM for sigwait); both
   // survive exec, and a server that cannot receive SIGTERM could not be stopped politely.
   sigset_t none;
@@ -186,9 +187,9 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& o) {
   pid_t pid = fork();
   if (pid < 0) return MakeError(ErrorKind::kSystem, fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {
-    RunChild(report_write.get(), out_fd, out.valid(), ns.valid() ? ns.get() : -1, o.death_signal,
-             o.process_group, cpus ? &*cpus : nullptr, parent, exe.c_str(), argv.data(),
-             envp.data());
+    RunChild(report_write.get(), o.stdin_fd, out_fd, out.valid(), ns.valid() ? ns.get() : -1,
+             o.death_signal, o.process_group, cpus ? &*cpus : nullptr, parent, exe.c_str(),
+             argv.data(), envp.data());
   }
   child.pid_ = pid;
   child.group_ = o.process_group;

@@ -28,6 +28,9 @@ struct SpawnOptions {
   // inherited), else all three are inherited.
   std::string output_path;
   int stdout_fd = -1;
+  // stdin_fd >= 0: it becomes stdin (a pipe the tool writes commands to: `count`'s children),
+  // whichever of the above applies to the output.
+  int stdin_fd = -1;
   std::string netns_path;        // empty = this namespace; else e.g. /run/netns/<name>
   std::vector<std::string> env;  // "NAME=value", added to (or replacing in) this environment
   int death_signal = SIGKILL;    // sent to the child when the spawning *thread* ends

@@ -615,6 +615,25 @@ Status ApplyText(const SettingKey& key, std::string_view text, ArmSettings& sett
   return key.apply(*parsed.get("v"), settings);
 }
 
+Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return MakeError(ErrorKind::kUsage, fmt::format("--set '{}': expected KEY=VALUE, e.g. "
+                                                    "--set duration=5s",
+                                                    kv));
+  }
+  const std::string key = kv.substr(0, eq);
+  const SettingKey* k = FindSettingKey(key);
+  if (k == nullptr) {
+    return MakeError(ErrorKind::kUsage,
+                     fmt::format("--set: unknown key '{}' (valid: {})", key, SettingKeyNames()));
+  }
+  if (Status st = ApplyText(*k, std::string_view(kv).substr(eq + 1), base); !st) {
+    return MakeError(ErrorKind::kUsage, fmt::format("--set {}: {}", kv, st.error().message));
+  }
+  return {};
+}
+
 nlohmann::json ToJson(const ArmSettings& s) {
   nlohmann::json j = nlohmann::json::object();
   const bool external = !ToolRunsServer(s);

@@ -147,6 +147,9 @@ bool ToolRunsServer(const ArmSettings& s);
 // ApplyText: a value given as text (`run --set KEY=VALUE`, a `load` flag): read as TOML when
 // it parses as TOML (numbers, booleans, quoted strings), as a plain string otherwise.
 Status ApplyText(const SettingKey& key, std::string_view text, ArmSettings& settings);
+// ApplySetOverride: "key=value" from the command line (`run --set`, `count --set`), the value
+// read as ApplyText reads it; the error names the key or the valid keys.
+Status ApplySetOverride(const std::string& kv, ArmSettings& base);
 
 // ServerSideKeys: the setting keys that configure the server, not the client.
 std::vector<std::string_view> ServerSideKeys();

@@ -124,26 +124,6 @@ Status CheckTargets(Scenario& s) {
   return {};
 }
 
-// ApplySetOverride: "key=value" from the command line (the value read as ApplyText reads it).
-Status ApplySetOverride(const std::string& kv, ArmSettings& base) {
-  const size_t eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return MakeError(ErrorKind::kUsage, fmt::format("--set '{}': expected KEY=VALUE, e.g. "
-                                                    "--set duration=5s",
-                                                    kv));
-  }
-  const std::string key = kv.substr(0, eq);
-  const SettingKey* k = FindSettingKey(key);
-  if (k == nullptr) {
-    return MakeError(ErrorKind::kUsage,
-                     fmt::format("--set: unknown key '{}' (valid: {})", key, SettingKeyNames()));
-  }
-  if (Status st = ApplyText(*k, std::string_view(kv).substr(eq + 1), base); !st) {
-    return MakeError(ErrorKind::kUsage, fmt::format("--set {}: {}", kv, st.error().message));
-  }
-  return {};
-}
-
 // CheckStop: a stopping study's factors are the matrix's, and its plan is its block budget
 // (`trials`, --trials when given, replaces that budget).
 // CheckFactorNamed: `name`, given at `path` ("stop.factors"), is a factor of the matrix.

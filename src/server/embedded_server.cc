@@ -93,6 +93,12 @@ EmbeddedServer::~EmbeddedServer() {
   }
 }
 
+size_t EmbeddedServer::OpenConnections() const {
+  size_t n = 0;
+  for (const auto& worker : workers_) n += worker->open_connections();
+  return n;
+}
+
 void EmbeddedServer::Stop() {
   for (auto& worker : workers_) worker->Stop();
 }

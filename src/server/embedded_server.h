@@ -39,6 +39,9 @@ class EmbeddedServer {
   SocketAddress address() const { return address_; }
   int threads() const { return static_cast<int>(workers_.size()); }
 
+  // OpenConnections: thread-safe; the connections the threads hold now.
+  size_t OpenConnections() const;
+
   // Stop: thread-safe and idempotent; the loops return promptly, closing their connections.
   void Stop();
   // Wait: joins the threads (call Stop first, or from another thread) and returns the merged

@@ -127,11 +127,13 @@ void Worker::Admit(ScopedFd fd, const SocketAddress& peer) {
   SSL_set_accept_state(ssl.get());
   const int raw = fd.get();
   Slot* slot = &slots_.try_emplace(raw).first->second;
+  open_.store(slots_.size(), std::memory_order_release);
   slot->conn = std::make_unique<Connection>(std::move(fd), std::move(ssl), &env_, MonotonicNow());
   slot->source = std::move(hold);
   if (Status s = loop_->Add(raw, kIoRead, [this, slot](uint32_t) { Drive(slot); }); !s) {
     ++stats_.handshake_failures.other;
     slots_.erase(raw);
+    open_.store(slots_.size(), std::memory_order_release);
     return;
   }
   ArmDeadline(slot);
@@ -185,6 +187,7 @@ void Worker::Close(Slot* slot) {
   if (slot->deadline_timer != 0) loop_->CancelTimer(slot->deadline_timer);
   if (slot->resume_timer != 0) loop_->CancelTimer(slot->resume_timer);
   slots_.erase(fd);  // closes the socket, frees the SSL
+  open_.store(slots_.size(), std::memory_order_release);
 }
 
 }  // namespace pqc::server

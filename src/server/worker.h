@@ -6,6 +6,7 @@
 
 #include <openssl/ssl.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -46,6 +47,10 @@ class Worker {
   // Stop: thread-safe; a Stop before Run makes Run return at once.
   void Stop() { loop_->Stop(); }
 
+  // open_connections: thread-safe; the connections this thread holds now (`count` opens and
+  // closes its window only when the server has closed every connection).
+  size_t open_connections() const { return open_.load(std::memory_order_acquire); }
+
   // After Run returned:
   const ServerStats& stats() const { return stats_; }
   const WorkerStats& summary() const { return summary_; }
@@ -80,6 +85,7 @@ class Worker {
   ServerStats stats_;
   ConnectionEnv env_;
   std::unordered_map<int, Slot> slots_;  // by fd; destroyed before the loop
+  std::atomic<size_t> open_{0};          // slots_.size(), for other threads
   WorkerStats summary_;
   Nanos stopped_at_ = 0;
 };

@@ -59,7 +59,7 @@ Result<SpeedEntry> Time(const std::function<Status()>& op, const SpeedOptions& o
 
 Status Add(SpeedTable* table, std::string_view algorithm, bool is_group, SpeedOp op,
            const std::function<Status()>& fn, const SpeedOptions& o) {
-  auto e = Time(fn, o);
+  auto e = o.meter ? o.meter(algorithm, op, fn) : Time(fn, o);
   if (!e) return e.error();
   e->algorithm = std::string(algorithm);
   e->is_group = is_group;
@@ -114,13 +114,14 @@ Status MeasureGroup(const GroupInfo& g, const SpeedOptions& o, SpeedTable* table
 }
 
 Status MeasureSignature(const SignatureInfo& sig, const SpeedOptions& o, SpeedTable* table) {
-  if (Status s = Add(
-          table, sig.name, false, SpeedOp::kKeygen,
-          [&]() -> Status {
-            auto k = GenerateSignatureKey(sig);
-            return k ? Status() : Status(k.error());
-          },
-          o);
+  if (Status s = !o.signature_keygen ? Status()
+                                     : Add(
+                                           table, sig.name, false, SpeedOp::kKeygen,
+                                           [&]() -> Status {
+                                             auto k = GenerateSignatureKey(sig);
+                                             return k ? Status() : Status(k.error());
+                                           },
+                                           o);
       !s) {
     return s;
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,14 @@ struct SpeedOptions {
   std::vector<std::string> only;  // group or signature names; empty = every one in the table
   Nanos per_op = 200'000'000;     // time budget of each operation (split into batches)
   int batches = 5;                // the median of this many batches is reported
+  // meter: measures each operation instead of the timing above, given its algorithm, its op and
+  // one call of it (`count` runs a fixed number of calls in a callgrind window instead).
+  std::function<Result<SpeedEntry>(std::string_view algorithm, SpeedOp op,
+                                   const std::function<Status()>& call)>
+      meter;
+  // signature_keygen: a signature key is made before any handshake, never in one; `count`
+  // skips it (an RSA-4096 key takes seconds under valgrind).
+  bool signature_keygen = true;
 };
 
 // OpsFor: the operations measured for a group (keygen + encaps/decaps for a KEM, keygen +

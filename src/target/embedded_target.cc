@@ -31,6 +31,31 @@ std::optional<SocketAddress> ListeningAddress(const std::string& log_path) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerConfig& c,
+                                           const Placement& p) {
+  std::vector<std::string> argv = {
+      exe, "serve", "--listen", HostPort(p.listen_host, p.port), "--tickets",
+      c.tickets ? "on" : "off", "--cache", c.session_cache ? "on" : "off", "--early-data",
+      c.early_data ? "on" : "off", "--threads", std::to_string(c.threads),
+      // Explicit: serve's `auto` would turn both on for an emulated link's 198.18.0.1.
+      "--quic-retry", c.quic_retry ? "on" : "off", "--max-per-source", "0"};
+  for (const std::string& name : c.providers) argv.insert(argv.end(), {"--provider", name});
+  if (!c.provider_path.empty()) argv.insert(argv.end(), {"--provider-path", c.provider_path});
+  if (!c.property_query.empty()) argv.insert(argv.end(), {"--property-query", c.property_query});
+  for (const ServerCert& cert : c.certs) {
+    argv.insert(argv.end(), {"--cert-file", AbsolutePath(cert.chain_file), "--key-file",
+                             AbsolutePath(cert.key_file)});
+  }
+  if (!c.groups.empty()) argv.insert(argv.end(), {"--groups", c.groups});
+  if (c.quic) argv.insert(argv.end(), {"--protocol", "h1,h3"});
+  if (!c.ciphersuites.empty()) argv.insert(argv.end(), {"--ciphersuites", c.ciphersuites});
+  return argv;
+}
+
+namespace {
+
 class EmbeddedTarget final : public Target {
  public:
   explicit EmbeddedTarget(std::string exe) : exe_(std::move(exe)) {}
@@ -45,29 +70,13 @@ class EmbeddedTarget final : public Target {
     stats_path_ = AbsolutePath(work_dir + "/serve-stats.json");
     std::remove(stats_path_.c_str());
     SpawnOptions o;
-    o.argv = {exe_, "serve", "--listen", HostPort(p.listen_host, p.port), "--tickets",
-              c.tickets ? "on" : "off", "--cache", c.session_cache ? "on" : "off", "--early-data",
-              c.early_data ? "on" : "off", "--threads", std::to_string(c.threads), "--stats-json",
-              stats_path_,
-              // Explicit: serve's `auto` would turn both on for an emulated link's 198.18.0.1.
-              "--quic-retry", c.quic_retry ? "on" : "off", "--max-per-source", "0"};
-    for (const std::string& name : c.providers) o.argv.insert(o.argv.end(), {"--provider", name});
-    if (!c.provider_path.empty()) o.argv.insert(o.argv.end(), {"--provider-path", c.provider_path});
-    if (!c.property_query.empty()) {
-      o.argv.insert(o.argv.end(), {"--property-query", c.property_query});
-    }
-    for (const ServerCert& cert : c.certs) {
-      o.argv.insert(o.argv.end(), {"--cert-file", AbsolutePath(cert.chain_file), "--key-file",
-                                   AbsolutePath(cert.key_file)});
-    }
-    if (!c.groups.empty()) o.argv.insert(o.argv.end(), {"--groups", c.groups});
-    if (c.quic) o.argv.insert(o.argv.end(), {"--protocol", "h1,h3"});
+    o.argv = EmbeddedServeArgv(exe_, c, p);
+    o.argv.insert(o.argv.end(), {"--stats-json", stats_path_});
     clients_path_.clear();
     if (c.record_clients) {
       clients_path_ = AbsolutePath(work_dir + "/clients.sqlite");
       o.argv.insert(o.argv.end(), {"--clients", clients_path_});
     }
-    if (!c.ciphersuites.empty()) o.argv.insert(o.argv.end(), {"--ciphersuites", c.ciphersuites});
     o.argv.insert(o.argv.end(), c.serve_args.begin(), c.serve_args.end());
     o.output_path = log_path_;
     o.netns_path = p.netns_path;

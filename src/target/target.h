@@ -105,6 +105,12 @@ class Target {
 inline constexpr int64_t kReadyTimeout = 15'000'000'000;  // Start gives up after 15 s
 inline constexpr int64_t kStopGrace = 10'000'000'000;     // SIGKILL after 10 s
 
+// EmbeddedServeArgv: the command line of `<exe> serve` for a server config at a placement (no
+// --stats-json or --clients: the target adds its own) — the embedded target's, and the server
+// `pqc-bench count` runs under callgrind.
+std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerConfig& c,
+                                           const Placement& p);
+
 // MakeEmbeddedTarget: spawns `<pqc_bench_exe> serve ... --stats-json` and reads its
 // "listening on ADDR" line.
 std::unique_ptr<Target> MakeEmbeddedTarget(std::string pqc_bench_exe);

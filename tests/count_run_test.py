@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""count_run_test.py PQC_BENCH — `pqc-bench count` as a user runs it, against known answers.
+
+Three counts of real handshakes under callgrind (from a fresh directory, default results
+directory): X25519 with tickets, the same without tickets, and MLKEM768. Each must add its
+stages up to its total, attribute almost nothing ambiguously, repeat its total within 0.1 %
+between repetitions (the A/A control: a count does not drift), put signing on the server alone
+and verification on the client alone, and agree with its primitives counted alone where the
+stage is one primitive (the key exchange). Then `compare` must find the known difference — the
+server's two tickets per handshake — with a gate that fails (exit 4), pass a gate on a stage
+the tickets do not touch, and `report` must print a count result again. Bad input: a damaged
+count.json, a mode count refuses and a gate on a stage that does not exist are refused (exit 2)
+with what would be valid."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HANDSHAKES = 30
+
+
+def count(bench, cwd, *args):
+    out = subprocess.run([bench, "count", "--handshakes", str(HANDSHAKES),
+                          "--warmup-connections", "5", "--repeat", "2", *args],
+                         cwd=cwd, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"count {args} exited {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
+    if "server stage" not in out.stdout or "client stage" not in out.stdout:
+        sys.exit(f"count {args}: no stage tables on stdout:\n{out.stdout}")
+    dirs = sorted(p for p in (pathlib.Path(cwd) / "results").iterdir()
+                  if p.name.startswith("count-"))
+    return dirs[-1], json.loads((dirs[-1] / "count.json").read_text())
+
+
+def stage(doc, side, name):
+    for row in doc["sides"][side]["stages"]:
+        if row["stage"] == name:
+            return row
+    sys.exit(f"no stage {name} on the {side}")
+
+
+def check_counts(label, doc, failures):
+    for side in ("client", "server"):
+        s = doc["sides"][side]
+        for rep, total in enumerate(s["instructions"]):
+            parts = sum(row["instructions"][rep] for row in s["stages"])
+            if abs(parts - total) > 0.01 * total:
+                failures.append(f"{label} {side}: stages add up to {parts:.0f}, total {total:.0f}")
+        if s["ambiguous_share"] > 0.01:
+            failures.append(f"{label} {side}: {100 * s['ambiguous_share']:.1f} % attributed "
+                            "ambiguously (over 1 %)")
+        if s["spread"] > 0.001:
+            failures.append(f"{label} {side}: repetitions differ by {100 * s['spread']:.3f} % "
+                            "(A/A: over 0.1 %)")
+        if stage(doc, side, "kernel")["syscalls"] <= 0:
+            failures.append(f"{label} {side}: no syscalls counted")
+    if stage(doc, "server", "sign")["instructions_mean"] <= 0:
+        failures.append(f"{label}: the server did not sign")
+    if stage(doc, "client", "sign")["instructions_mean"] != 0:
+        failures.append(f"{label}: the client signed")
+    if stage(doc, "client", "verify")["instructions_mean"] <= 0:
+        failures.append(f"{label}: the client did not verify")
+    if stage(doc, "server", "verify")["instructions_mean"] != 0:
+        failures.append(f"{label}: the server verified")
+    for side in ("client", "server"):
+        kex = stage(doc, side, "kex")
+        floor = kex.get("floor_instructions")
+        if not floor or abs(kex["instructions_mean"] - floor) > 0.05 * floor:
+            failures.append(f"{label} {side}: key exchange {kex['instructions_mean']:.0f} "
+                            f"against {floor} counted alone (over 5 % apart)")
+
+
+def expect_refused(bench, cwd, args, needle, failures):
+    out = subprocess.run([bench, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    if out.returncode != 2 or needle not in out.stderr:
+        failures.append(f"{args}: exit {out.returncode}, stderr {out.stderr[-500:]!r} "
+                        f"(expected exit 2 naming {needle!r})")
+
+
+def main():
+    bench = os.path.abspath(sys.argv[1])
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="pqc-count-") as tmp:
+        with_tickets, a = count(bench, tmp, "--group", "X25519", "--chain", "ecdsa-p256")
+        without, b = count(bench, tmp, "--group", "X25519", "--chain", "ecdsa-p256",
+                           "--set", "tickets=false")
+        _, kem = count(bench, tmp, "--group", "MLKEM768", "--chain", "ecdsa-p256")
+        check_counts("X25519", a, failures)
+        check_counts("X25519 without tickets", b, failures)
+        check_counts("MLKEM768", kem, failures)
+        if stage(b, "server", "tickets")["instructions_mean"] > 0.1 * \
+                stage(a, "server", "tickets")["instructions_mean"]:
+            failures.append("the server without tickets still spends on tickets")
+        print(f"server: {b['sides']['server']['instructions_mean']:.0f} instructions per "
+              f"handshake without tickets, {a['sides']['server']['instructions_mean']:.0f} with")
+
+        rel = lambda p: os.path.relpath(p, tmp)  # noqa: E731 — as a user types it
+        cmp = subprocess.run([bench, "compare", rel(without), rel(with_tickets),
+                              "--fail-if", "server.instructions > +1%"],
+                             cwd=tmp, capture_output=True, text=True, timeout=120)
+        if cmp.returncode != 4 or "gate 'server.instructions > +1%' failed" not in cmp.stderr:
+            failures.append(f"the tickets' cost was not caught: exit {cmp.returncode}\n"
+                            f"{cmp.stdout}\n{cmp.stderr}")
+        if "session tickets" not in cmp.stdout:
+            failures.append(f"compare printed no stage table:\n{cmp.stdout}")
+        ok = subprocess.run([bench, "compare", rel(without), rel(with_tickets),
+                             "--fail-if", "server.kex > +1%", "--fail-if", "client.sign > +1%"],
+                            cwd=tmp, capture_output=True, text=True, timeout=120)
+        if ok.returncode != 0:
+            failures.append(f"gates on stages tickets do not touch failed: {ok.returncode}\n"
+                            f"{ok.stdout}\n{ok.stderr}")
+        rep = subprocess.run([bench, "report", rel(with_tickets)], cwd=tmp, capture_output=True,
+                             text=True, timeout=120)
+        if rep.returncode != 0 or "server stage" not in rep.stdout:
+            failures.append(f"report of a count: exit {rep.returncode}\n{rep.stdout}{rep.stderr}")
+
+        damaged = pathlib.Path(tmp) / "damaged"
+        damaged.mkdir()
+        doc = json.loads((with_tickets / "count.json").read_text())
+        doc["sides"]["server"]["instructions"] = [1]
+        (damaged / "count.json").write_text(json.dumps(doc))
+        expect_refused(bench, tmp, ["compare", rel(with_tickets), "damaged"],
+                       "one number per repetition", failures)
+        expect_refused(bench, tmp, ["count", "--mode", "reuse"], "fresh, resume or early",
+                       failures)
+        expect_refused(bench, tmp, ["compare", rel(without), rel(with_tickets), "--fail-if",
+                                    "server.handshake > +1%"], "valid:", failures)
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
