@@ -83,10 +83,16 @@ def main():
     bench = os.path.abspath(sys.argv[1])
     failures = []
     with tempfile.TemporaryDirectory(prefix="pqc-count-") as tmp:
-        with_tickets, a = count(bench, tmp, "--group", "X25519", "--chain", "ecdsa-p256")
+        with_tickets, a = count(bench, tmp, "--group", "X25519", "--chain", "ecdsa-p256",
+                                "--time", "1s")
         without, b = count(bench, tmp, "--group", "X25519", "--chain", "ecdsa-p256",
-                           "--set", "tickets=false")
-        _, kem = count(bench, tmp, "--group", "MLKEM768", "--chain", "ecdsa-p256")
+                           "--set", "tickets=false", "--time", "1s")
+        _, kem = count(bench, tmp, "--group", "MLKEM768", "--chain", "ecdsa-p256", "--no-time")
+        for side in ("client", "server"):
+            if not a["sides"][side].get("cpu_us_per_handshake", 0) > 0:
+                failures.append(f"no native CPU per handshake for the {side}")
+            if "cpu_us_per_handshake" in kem["sides"][side]:
+                failures.append("--no-time timed natively all the same")
         check_counts("X25519", a, failures)
         check_counts("X25519 without tickets", b, failures)
         check_counts("MLKEM768", kem, failures)
@@ -103,6 +109,8 @@ def main():
         if cmp.returncode != 4 or "gate 'server.instructions > +1%' failed" not in cmp.stderr:
             failures.append(f"the tickets' cost was not caught: exit {cmp.returncode}\n"
                             f"{cmp.stdout}\n{cmp.stderr}")
+        if "µs of CPU per handshake natively" not in cmp.stdout:
+            failures.append(f"compare did not put the time beside the count:\n{cmp.stdout}")
         if "session tickets" not in cmp.stdout:
             failures.append(f"compare printed no stage table:\n{cmp.stdout}")
         ok = subprocess.run([bench, "compare", rel(without), rel(with_tickets),
@@ -125,6 +133,7 @@ def main():
                        "one number per repetition", failures)
         expect_refused(bench, tmp, ["count", "--mode", "reuse"], "fresh, resume or early",
                        failures)
+        expect_refused(bench, tmp, ["serve", "--count-control"], "under callgrind", failures)
         expect_refused(bench, tmp, ["compare", rel(without), rel(with_tickets), "--fail-if",
                                     "server.handshake > +1%"], "valid:", failures)
     for f in failures:

@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/count_output.h"
 #include "cli/count_run.h"
+#include "cli/unit_flags.h"
 #include "core/clock.h"
 #include "core/file_output.h"
 #include "core/instruction_window.h"
@@ -52,6 +53,12 @@ void AddCountFlags(CLI::App& app, CountFlags& f) {
                  "calls of each primitive counted alone for the floor")
       ->capture_default_str()
       ->check(CLI::Range(1u, 10'000u));
+  AddDuration(app, "--time", f.time,
+              "then the same arm natively (no valgrind) for this long: CPU per handshake beside "
+              "the count",
+              600 * kSecond);
+  app.add_flag_callback(
+      "--no-time", [&f] { f.time = 0; }, "no native timing");
   app.add_option("--out", f.out_dir,
                  "directory of the callgrind files and count.json (default: "
                  "results/count-<UTC time>)");
@@ -200,9 +207,12 @@ int CountParent(const scenario::ArmSettings& s, const CountFlags& f) {
     files.push_back({(*stored)->files.chain_pem, (*stored)->files.leaf_key_pem});
     setup.ca_files.push_back((*stored)->files.root_pem);
   }
-  target::ServerConfig config = scenario::MakeServerConfig(s, std::move(files));
-  config.threads = 1;
-  config.cpus.clear();
+  const target::ServerConfig config = [&] {
+    target::ServerConfig c = scenario::MakeServerConfig(s, std::move(files));
+    c.threads = 1;
+    c.cpus.clear();
+    return c;
+  }();
   setup.serve_argv = target::EmbeddedServeArgv(setup.exe, config, target::Placement{});
 
   std::cerr << fmt::format("count: the primitives alone ({} calls each) under callgrind…\n",
@@ -247,6 +257,16 @@ int CountParent(const scenario::ArmSettings& s, const CountFlags& f) {
   report.sides.push_back(SummarizeSide("server", server, n));
   AddFloors(*floor, false, report.sides[0].stages);
   AddFloors(*floor, true, report.sides[1].stages);
+  if (f.time > 0) {
+    std::cerr << fmt::format("count: the same arm natively for {:.0f} s (CPU per handshake)…\n",
+                             static_cast<double>(f.time) / 1e9);
+    auto native = TimeNatively(s, setup, config, f.time);
+    if (!native) return fail(native.error());
+    report.sides[0].cpu_us = native->client_cpu_us;
+    report.sides[1].cpu_us = native->server_cpu_us;
+    report.native_connections = native->connections;
+    report.handshake_p50_us = native->handshake_p50_us;
+  }
   WriteCountTables(std::cout, report);
   const nlohmann::json j = count::CountReportJson(report);
   {

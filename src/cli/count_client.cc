@@ -7,9 +7,7 @@
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "cli/command.h"
 #include "cli/count_run.h"
@@ -17,7 +15,6 @@
 #include "core/instruction_window.h"
 #include "net/address.h"
 #include "scenario/arm_options.h"
-#include "tls/cert_chain.h"
 
 namespace pqc::cli {
 namespace {
@@ -27,20 +24,6 @@ constexpr Nanos kCountBound = 3600 * kSecond;  // the schedule's own end, never 
 void Say(const std::string& line) {
   fmt::print("{}\n", line);
   std::fflush(stdout);
-}
-
-Result<std::vector<X509Ptr>> ReadAnchors(const std::vector<std::string>& files) {
-  std::vector<X509Ptr> out;
-  for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto certs = CertsFromPem(pem);
-    if (!in || !certs) {
-      return MakeError(ErrorKind::kIo, fmt::format("--ca {}: no PEM certificate read", path));
-    }
-    for (X509Ptr& c : *certs) out.push_back(std::move(c));
-  }
-  return out;
 }
 
 // CheckWindow: the measured connections did what the arm asks, every one of them.
@@ -78,7 +61,7 @@ int CountClientChild(const scenario::ArmSettings& s, const CountFlags& f) {
   auto fail = [](const Error& e) { return ReportError("count", e); };
   auto endpoint = ParseEndpoint(f.client_of);
   if (!endpoint) return fail(endpoint.error());
-  auto anchors = ReadAnchors(f.ca);
+  auto anchors = ReadCountAnchors(f.ca);
   if (!anchors) return fail(anchors.error());
   LoadOptions o = scenario::MakeLoadOptions(s, endpoint->socket, 1);
   for (const X509Ptr& c : *anchors) o.tls.trust_anchors.push_back(c.get());

@@ -132,6 +132,23 @@ int CompareCountsMain(int argc, char** argv) {
     t.rows.push_back({"total", Instructions(d.base), Instructions(d.other), Range(d), Relative(d)});
     out << "\n";
     WriteTextTable(out, t);
+    if (a->cpu_us && b->cpu_us && *a->cpu_us > 0) {
+      // The baseline's own rate turns the count's difference into the CPU time it should cost.
+      const double rate = d.base / *a->cpu_us;
+      out << fmt::format(
+          "  time: {:.1f} → {:.1f} µs of CPU per handshake natively ({:+.1f} µs); "
+          "the count's difference, {} instructions at the baseline's {:.2f} per "
+          "µs, is {:+.1f} µs\n",
+          *a->cpu_us, *b->cpu_us, *b->cpu_us - *a->cpu_us, Signed(d.other - d.base), rate,
+          (d.other - d.base) / rate);
+    }
+  }
+  if (base->handshake_p50_us && other->handshake_p50_us) {
+    out << fmt::format(
+        "\nhandshake p50 natively (loopback, one at a time): {:.1f} → {:.1f} µs "
+        "({:+.1f} µs)\n",
+        *base->handshake_p50_us, *other->handshake_p50_us,
+        *other->handshake_p50_us - *base->handshake_p50_us);
   }
   bool failed = false;
   for (const count::CountGate& g : gates) {

@@ -55,6 +55,12 @@ void WriteCountTables(std::ostream& out, const count::CountReport& r) {
                       fmt::format("{:.1f}", syscalls), "", ""});
     out << "\n";
     WriteTextTable(out, t);
+    if (side.cpu_us && *side.cpu_us > 0) {
+      out << fmt::format(
+          "  natively: {:.1f} µs of CPU per handshake (user + system, {} "
+          "connections one at a time) → {:.2f} instructions per µs\n",
+          *side.cpu_us, r.native_connections, total / *side.cpu_us);
+    }
     if (side.ambiguous_share > 0.001) {
       out << fmt::format(
           "  {} of the total was moved from a caller whose stage was not unique "

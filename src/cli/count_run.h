@@ -13,6 +13,8 @@
 #include "count/stage_attribution.h"
 #include "scenario/arm_settings.h"
 #include "speed/crypto_floor.h"
+#include "target/target.h"
+#include "tls/ossl_ptr.h"
 
 namespace pqc::cli {
 
@@ -25,6 +27,7 @@ struct CountFlags {
   uint32_t warmup = 10;       // connections before the window (tickets for resume)
   uint32_t floor_calls = 20;  // calls of each primitive in the floor's windows
   int repeat = 3;
+  Nanos time = 3 * kSecond;  // the native timing's measured phase; 0: none
   std::string out_dir, json_path;
   // Internal: the processes count starts under callgrind (not in --help).
   std::string client_of;        // ADDR: be the client of the server there
@@ -71,6 +74,18 @@ Result<Repetition> CountOnce(const CountSetup& setup, int index);
 // CountFloor: the floor's primitives counted alone under callgrind: instructions per call,
 // as a SpeedTable whose us_per_op holds instructions (priced by speed's floor model).
 Result<speed::SpeedTable> CountFloor(const CountSetup& setup, uint32_t calls);
+
+// NativeTime: the arm without valgrind (count_native.cc): CPU per handshake as `run` reports it.
+struct NativeTime {
+  double client_cpu_us = 0, server_cpu_us = 0;  // user + system, per handshake
+  double handshake_p50_us = 0;                  // the client's, loopback, closed loop of one
+  uint64_t connections = 0;
+};
+Result<NativeTime> TimeNatively(const scenario::ArmSettings& arm, const CountSetup& setup,
+                                const target::ServerConfig& config, Nanos duration);
+
+// ReadCountAnchors: the roots of the PEM files (the chains' roots count wrote).
+Result<std::vector<X509Ptr>> ReadCountAnchors(const std::vector<std::string>& files);
 
 // ValgrindArgv: valgrind running callgrind with the events count reads, writing `out`.
 std::vector<std::string> ValgrindArgv(const std::string& out, const std::string& log);

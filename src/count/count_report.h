@@ -27,6 +27,9 @@ struct SideResult {
   std::vector<double> total;        // instructions per handshake, one per repetition
   std::vector<StageResult> stages;  // Stages() order
   double ambiguous_share = 0;       // of the total, the largest over the repetitions
+  // cpu_us: the same arm run natively, CPU per handshake (user + system) as `run` reports it —
+  // the time beside the count; none when count was asked not to time it.
+  std::optional<double> cpu_us;
   const StageResult* Find(Stage s) const;
 };
 
@@ -44,7 +47,10 @@ struct CountReport {
   std::vector<SideResult> sides;  // client, server
   std::vector<FloorOp> floor_ops;
   std::vector<double> wall_s;  // per repetition
-  std::string dir;             // the callgrind files
+  // The native timing: its measured connections and the client's handshake median (loopback).
+  uint64_t native_connections = 0;
+  std::optional<double> handshake_p50_us;
+  std::string dir;  // the callgrind files
   const SideResult* Side(std::string_view name) const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pqc::count {
@@ -69,6 +70,11 @@ struct Reader {
     auto amb = Number(j, where, "ambiguous_share");
     if (!amb) return amb.error();
     s.ambiguous_share = *amb;
+    if (j.contains("cpu_us_per_handshake")) {
+      auto cpu = Number(j, where, "cpu_us_per_handshake");
+      if (!cpu) return cpu.error();
+      s.cpu_us = *cpu;
+    }
     auto stages = Member(j, where, "stages");
     if (!stages) return stages.error();
     if (!(*stages)->is_array()) return Bad(where, "\"stages\" is not an array");
@@ -110,6 +116,8 @@ Json CountReportJson(const CountReport& r) {
   j["repetitions"] = r.wall_s.size();
   j["wall_s"] = r.wall_s;
   j["dir"] = r.dir;
+  j["native_connections"] = r.native_connections;
+  if (r.handshake_p50_us) j["handshake_p50_us"] = *r.handshake_p50_us;
   j["sides"] = Json::object();
   for (const SideResult& side : r.sides) {
     Json s;
@@ -117,6 +125,7 @@ Json CountReportJson(const CountReport& r) {
     s["instructions_mean"] = Mean(side.total);
     s["spread"] = Spread(side.total);
     s["ambiguous_share"] = side.ambiguous_share;
+    if (side.cpu_us) s["cpu_us_per_handshake"] = *side.cpu_us;
     s["stages"] = Json::array();
     for (const StageResult& st : side.stages) {
       Json row;
@@ -169,6 +178,16 @@ Result<CountReport> ParseCountReport(std::string_view text, std::string_view sou
   auto wall = in.Numbers(j, "the document", "wall_s", static_cast<size_t>(*reps));
   if (!wall) return wall.error();
   r.wall_s = std::move(*wall);
+  if (j.contains("native_connections")) {
+    auto n = in.Number(j, "the document", "native_connections");
+    if (!n) return n.error();
+    r.native_connections = static_cast<uint64_t>(std::min(*n, 1e15));
+  }
+  if (j.contains("handshake_p50_us")) {
+    auto p50 = in.Number(j, "the document", "handshake_p50_us");
+    if (!p50) return p50.error();
+    r.handshake_p50_us = *p50;
+  }
   auto sides = in.Member(j, "the document", "sides");
   if (!sides) return sides.error();
   for (const char* name : {"client", "server"}) {
