@@ -46,6 +46,8 @@ outside the tests."
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
+# valgrind: `count` counts instructions per handshake under callgrind, and its client-request
+# header (valgrind/callgrind.h) opens and closes the measured window.
 CORE_PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   iproute2 procps ca-certificates xz-utils python3 ccache git debian-archive-keyring valgrind)

@@ -13,6 +13,9 @@ namespace {
 //   the lowest level that holds the whole check (the EVP_MD_CTX and EVP_PKEY_CTX set up and
 //   freed, the TBS encoding, the verification) and none of the certificate's parsing, which
 //   d2i did before. Above the chain (6 > 4): the chain's signatures are verification.
+// - schedule: above the signatures (7 > 6 > 5): OpenSSL computes HMACs with EVP_DigestSign
+//   (a PSK binder, tls_psk_do_binder), which is key schedule work, not a CertificateVerify;
+//   and nothing of a signature or a key exchange runs inside a schedule entry.
 // - http: our parsers, writers, routes and payload, the server's per-request response, and
 //   nghttp3 (HTTP/3 framing and QPACK).
 // - kernel: above everything, so that a system call's wrapper is kernel work whoever calls it
@@ -50,7 +53,7 @@ const std::vector<StageInfo>& Table() {
       {Stage::kSchedule,
        "schedule",
        "transcript and key schedule",
-       4,
+       7,
        {"ssl3_finish_mac", "ssl3_digest_cached_records", "ssl_handshake_hash", "ssl_gensecret",
         "tls13_generate_secret", "tls13_generate_handshake_secret", "tls13_generate_master_secret",
         "tls13_hkdf_expand", "tls13_hkdf_expand_ex", "tls13_derive_key", "tls13_derive_iv",
