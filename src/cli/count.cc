@@ -36,6 +36,8 @@ void AddCountFlags(CLI::App& app, CountFlags& f) {
                  "ml-dsa-65/ml-dsa-87)");
   app.add_option("--sigalgs", f.sigalgs, "signature schemes the client offers (OpenSSL names)");
   app.add_option("--mode", f.mode, "fresh (a full handshake each) or resume (on a ticket)");
+  app.add_option("--protocol", f.protocol,
+                 "h1 (HTTP/1.1 over TCP, the default) or h3 (HTTP/3 over QUIC)");
   app.add_option("--payload", f.payload, "response size (e.g. 10K; default: GET / → OK)");
   app.add_option("--set", f.sets, "any other setting of the arm, KEY=VALUE (e.g. tickets=false)");
   AddProviderFlags(app, f.providers);
@@ -76,7 +78,7 @@ Result<scenario::ArmSettings> CountArm(const CountFlags& f) {
       {"group", &f.group},           {"client_groups", &f.client_groups},
       {"key_shares", &f.key_shares}, {"chain", &f.chain},
       {"sigalgs", &f.sigalgs},       {"mode", &f.mode},
-      {"payload", &f.payload}};
+      {"protocol", &f.protocol},     {"payload", &f.payload}};
   for (const auto& [key, value] : named) {
     if (!value->empty()) sets.push_back(fmt::format("{}={}", key, *value));
   }
@@ -92,11 +94,6 @@ Result<scenario::ArmSettings> CountArm(const CountFlags& f) {
   if (s.target != scenario::TargetKind::kEmbedded) {
     return refuse("count: the embedded target only (its server runs under callgrind too)");
   }
-  if (s.protocol != Protocol::kH1) {
-    return refuse(
-        "count: protocol h1 only for now (HTTP/3's server keeps timers that would be "
-        "counted as they fire; docs/reference.md, \"count\")");
-  }
   if (s.mode.size() != 1 || s.mode.front().mode == ConnMode::kReuse) {
     return refuse("count --mode: fresh, resume or early (one handshake per connection)");
   }
@@ -109,9 +106,9 @@ namespace {
 std::vector<std::string> ArmArgs(const CountFlags& f) {
   std::vector<std::string> out;
   const std::pair<const char*, const std::string*> named[] = {
-      {"--group", &f.group},    {"--groups", &f.client_groups}, {"--key-shares", &f.key_shares},
-      {"--chain", &f.chain},    {"--sigalgs", &f.sigalgs},      {"--mode", &f.mode},
-      {"--payload", &f.payload}};
+      {"--group", &f.group},       {"--groups", &f.client_groups}, {"--key-shares", &f.key_shares},
+      {"--chain", &f.chain},       {"--sigalgs", &f.sigalgs},      {"--mode", &f.mode},
+      {"--protocol", &f.protocol}, {"--payload", &f.payload}};
   for (const auto& [flag, value] : named) {
     if (!value->empty()) out.insert(out.end(), {flag, *value});
   }

@@ -20,7 +20,7 @@ namespace pqc::cli {
 
 struct CountFlags {
   // The arm: a few flags of its own, any setting key with --set.
-  std::string group, client_groups, key_shares, chain, sigalgs, mode, payload;
+  std::string group, client_groups, key_shares, chain, sigalgs, mode, protocol, payload;
   std::vector<std::string> sets;
   ProviderFlags providers;
   uint32_t handshakes = 200;  // measured, per repetition

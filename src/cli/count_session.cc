@@ -29,7 +29,8 @@ constexpr Nanos kPerConnectionBound = 5 * kSecond;
 constexpr Nanos kStopGrace = 120 * kSecond;  // the exit dump of a large profile
 
 constexpr const char* kSplitDispatchers[] = {"tls_construct_extensions", "tls_parse_all_extensions",
-                                             "tls_parse_extension", "tls_collect_extensions"};
+                                             "tls_parse_extension", "tls_collect_extensions",
+                                             "ossl_quic_tls_tick"};
 
 struct Pipe {
   ScopedFd read, write;

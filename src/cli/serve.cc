@@ -217,8 +217,7 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
   AddProviderFlags(app, f.providers);
   app.add_option("--stats-json", f.stats_json, "write the final server stats as JSON here");
   app.add_flag("--count-control", f.count_control,
-               "the window of `pqc-bench count`: reads zero and dump on stdin (under callgrind; "
-               "HTTP/1.1 only)");
+               "the window of `pqc-bench count`: reads zero and dump on stdin (under callgrind)");
   auto* clients_opt = app.add_option(
       "--clients", f.clients,
       "record every connection's ClientHello (groups, key shares, signature algorithms, …), "
@@ -416,7 +415,12 @@ int ServeEmbedded(const ServeFlags& f) {
   const Nanos deadline = f.duration > 0 ? MonotonicNow() + f.duration : 0;
   const int sig =
       f.count_control
-          ? WaitWithCountControl(signals, deadline, [&] { return servers->tcp->OpenConnections(); })
+          ? WaitWithCountControl(
+                signals, deadline,
+                [&] {
+                  return (servers->tcp ? servers->tcp->OpenConnections() : 0) +
+                         (servers->quic.server ? servers->quic.server->OpenConnections() : 0);
+                })
           : signals.WaitUntil(deadline);
   ServerStats stats;
   if (servers->tcp) {
@@ -490,12 +494,10 @@ int ServeMain(int argc, char** argv) {
                                           "--clients: the embedded server only (it is the one "
                                           "that reads each ClientHello)"));
   }
-  if (flags.count_control &&
-      (peer || flags.protocols != std::vector<Protocol>{Protocol::kH1} || !UnderCallgrind())) {
+  if (flags.count_control && (peer || !UnderCallgrind())) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--count-control: the embedded server over HTTP/1.1 "
-                                          "(--protocol h1), run by `pqc-bench count` under "
-                                          "callgrind"));
+                                          "--count-control: the embedded server, run by "
+                                          "`pqc-bench count` under callgrind"));
   }
   if (peer && !flags.stats_json.empty()) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

@@ -16,6 +16,13 @@ namespace {
 // - schedule: above the signatures (7 > 6 > 5): OpenSSL computes HMACs with EVP_DigestSign
 //   (a PSK binder, tls_psk_do_binder), which is key schedule work, not a CertificateVerify;
 //   and nothing of a signature or a key exchange runs inside a schedule entry.
+// - schedule over QUIC: also the Initial keys QUIC derives from the connection ID before TLS
+//   starts (ossl_quic_provide_initial_secret); every level's keys then come from TLS's own
+//   schedule, and both derive packet protection keys the same way. ssl_set_new_record_layer
+//   installs a record layer for new keys (and the first, keyless one as a connection starts:
+//   without it, the keys' installation over QUIC would be reached from two stages).
+// - record: TLS's records over TCP; over QUIC, the packets as they are protected and framed
+//   (ossl_qtx_write_pkt) and read and unprotected (ossl_qrx_read_pkt).
 // - http: our parsers, writers, routes and payload, the server's per-request response, and
 //   nghttp3 (HTTP/3 framing and QPACK).
 // - kernel: above everything, so that a system call's wrapper is kernel work whoever calls it
@@ -58,7 +65,8 @@ const std::vector<StageInfo>& Table() {
         "tls13_generate_secret", "tls13_generate_handshake_secret", "tls13_generate_master_secret",
         "tls13_hkdf_expand", "tls13_hkdf_expand_ex", "tls13_derive_key", "tls13_derive_iv",
         "tls13_derive_finishedkey", "tls13_change_cipher_state", "tls13_final_finish_mac",
-        "tls13_setup_key_block", "tls_psk_do_binder"}},
+        "tls13_setup_key_block", "tls_psk_do_binder", "ossl_quic_provide_initial_secret",
+        "ssl_set_new_record_layer"}},
       {Stage::kTickets,
        "tickets",
        "session tickets",
@@ -67,9 +75,10 @@ const std::vector<StageInfo>& Table() {
         "ssl_get_prev_session"}},
       {Stage::kRecord,
        "record",
-       "record layer",
+       "record layer (TLS records, QUIC packets)",
        3,
-       {"tls_write_records", "tls_read_record", "tls_get_more_records", "tls_retry_write_records"}},
+       {"tls_write_records", "tls_read_record", "tls_get_more_records", "tls_retry_write_records",
+        "ossl_qtx_write_pkt", "ossl_qrx_read_pkt"}},
       {Stage::kHttp,
        "http",
        "HTTP exchange",

@@ -53,6 +53,7 @@ struct H3Server::Worker {
   std::span<const char> payload;
   uint32_t max_connections = 0;
   std::list<std::unique_ptr<ServerConn>> conns;
+  std::atomic<size_t> open{0};  // conns.size(), for other threads (H3Server::OpenConnections)
   H3ServerStats stats;
 
   void Loop(const std::atomic<bool>& stop);
@@ -269,6 +270,7 @@ void H3Server::Worker::Loop(const std::atomic<bool>& stop) {
         moved = moved || one || !alive;
         it = alive ? std::next(it) : conns.erase(it);
       }
+      open.store(conns.size(), std::memory_order_release);
       ERR_clear_error();
       if (!moved) break;
     }
@@ -319,6 +321,12 @@ void H3Server::Stop() {
 
 H3Server::~H3Server() {
   Stop();
+}
+
+size_t H3Server::OpenConnections() const {
+  size_t n = 0;
+  for (const auto& w : workers_) n += w->open.load(std::memory_order_acquire);
+  return n;
 }
 
 H3ServerStats H3Server::stats() const {

@@ -50,6 +50,8 @@ class H3Server {
   uint16_t port() const { return port_; }
   // Stop: ends every thread (within 50 ms) and joins them; idempotent.
   void Stop();
+  // OpenConnections: thread-safe; the connections the threads hold now.
+  size_t OpenConnections() const;
   // stats: valid after Stop.
   H3ServerStats stats() const;
 
