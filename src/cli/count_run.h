@@ -1,7 +1,8 @@
 // count_run — the parts of `pqc-bench count` (instructions per handshake, stage by stage): its
 // flags and arm (count.cc), the client it runs under callgrind (count_client.cc), the crypto
 // floor counted alone (count_floor.cc), one repetition with both sides (count_session.cc) and
-// the tables and JSON (count_output.cc). docs/reference.md, "count", says what it measures.
+// the tables and JSON (count_output.cc). What it measures: docs/cli.md, "Instructions per
+// handshake".
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 
+COUNT_SHORT = "--handshakes 20 --repeat 2 --time 1s --out"
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
 PART = sys.argv[2] if len(sys.argv) > 2 else None
 if PART not in (None, "study", "tools"):
@@ -345,6 +346,25 @@ def main():
         assert len(medians) == 4 and all(
             " µs" in l for l in medians), study[-3000:]
 
+    def count_result(suffix):
+        def check(out, before):
+            d = runs.new_since(before, suffix)
+            with open(os.path.join(d, "count.json")) as f:
+                doc = json.load(f)
+            assert "server stage" in out and "client stage" in out, out[-2000:]
+            for side in ("client", "server"):
+                s = doc["sides"][side]
+                assert s["instructions_mean"] > 0 and s["cpu_us_per_handshake"] > 0, s
+        return check
+
+    def count_compare(out, before):
+        # The ML-DSA server signs: several times the classical one's instructions.
+        assert "gate 'server.instructions > +1%': FAILED" in out, out[-2000:]
+        assert "transcript and key schedule" in out, out[-2000:]
+
+    def count_report(out, before):
+        assert "server stage" in out and "natively:" in out, out[-2000:]
+
     def fips_probe(out, before):
         # The set-up's FIPS provider: its cells say so; X25519 alone is not a FIPS group, the
         # hybrid that contains it is.
@@ -461,6 +481,17 @@ def main():
          f"{SHORT_RUN}", False, False, 120, after_run),
         ("build/src/pqc-bench compare before/*/ after/*/ --fail-if 'handshake.p99 > +10%'",
          "verbatim:0,4,5", False, False, 120, compare),
+        # docs/cli.md: instructions per handshake, shortened by count's own flags.
+        ("build/src/pqc-bench count --group X25519 --chain ecdsa-p256 --out "
+         "results/count-classical", f"shorten:--out:{COUNT_SHORT}", False, False, 300,
+         count_result("classical")),
+        ("build/src/pqc-bench count --group X25519MLKEM768 --chain ml-dsa-65 --out "
+         "results/count-pq", f"shorten:--out:{COUNT_SHORT}", False, False, 300,
+         count_result("pq")),
+        ("build/src/pqc-bench compare results/count-classical results/count-pq --fail-if "
+         "'server.instructions > +1%'", "verbatim:4", False, False, 60, count_compare),
+        ("build/src/pqc-bench report results/count-pq", "verbatim:0", False, False, 60,
+         count_report),
         # OpenSSL variants: the 3.6 build (seconds once cached; its first build ~10 min), a study
         # on it, and the one-command 3.5 vs 3.6 study.
         ("PQC_OPENSSL=3.6 ./scripts/build.sh release pqc-bench", "verbatim:0", False, False,
