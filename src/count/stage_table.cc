@@ -8,6 +8,10 @@ namespace {
 // - keyshare, kex, sign: the EVP calls OpenSSL's TLS code makes for them; what a provider does
 //   inside (an ML-KEM encapsulation's own key generation) stays in the outer stage, priorities
 //   being equal.
+// - keyshare also holds a share's encoding for the wire and the reading of the peer's: a
+//   server reading an ML-KEM client share parses its public key and expands its matrix (about
+//   as many instructions as the encapsulation), which is key share work, not the floor's
+//   encapsulation, and not "the rest".
 // - verify: the EVP calls of CertificateVerify, and ASN1_item_verify_ex for each certificate's
 //   signature (X509_verify → ASN1_item_verify_ex → ASN1_item_verify_ctx → EVP_DigestVerify*):
 //   the lowest level that holds the whole check (the EVP_MD_CTX and EVP_PKEY_CTX set up and
@@ -31,9 +35,10 @@ const std::vector<StageInfo>& Table() {
   static const std::vector<StageInfo> kTable = {
       {Stage::kKeyShare,
        "keyshare",
-       "key share generation",
+       "key shares (made, encoded, read)",
        5,
-       {"EVP_PKEY_keygen", "EVP_PKEY_generate"}},
+       {"EVP_PKEY_keygen", "EVP_PKEY_generate", "EVP_PKEY_get1_encoded_public_key",
+        "EVP_PKEY_set1_encoded_public_key"}},
       {Stage::kKeyExchange,
        "kex",
        "key exchange (encaps, decaps, ECDH)",
