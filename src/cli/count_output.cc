@@ -69,8 +69,9 @@ void WriteCountTables(std::ostream& out, const count::CountReport& r) {
     }
   }
   out << fmt::format(
-      "\nspread: (max - min) / mean over the repetitions. callgrind files: {}/ "
-      "(callgrind_annotate --inclusive=yes FILE)\n",
+      "\nspread: (max - min) / mean over the repetitions. syscalls: as valgrind sees them — "
+      "the vDSO's clock calls (clock_gettime, gettimeofday, time) are system calls only under "
+      "valgrind. callgrind files: {}/ (callgrind_annotate --inclusive=yes FILE)\n",
       r.dir);
 }
 
