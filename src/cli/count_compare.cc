@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/command_output.h"
+#include "cli/count_run.h"
 #include "core/text_table.h"
 #include "count/count_gate.h"
 #include "count/count_report_json.h"
@@ -50,11 +51,10 @@ struct CountCompareFlags {
 
 bool IsCountResult(const std::string& path) {
   const std::string file = CountFile(path);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
   // A count.json is small; reading it whole is cheaper than guessing from its first bytes.
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  auto text = ReadWholeFile(file);
+  if (!text) return false;
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
   return j.is_object() && j.contains("counter");  // json by key: only what kind of file it is
 }
 
@@ -74,10 +74,9 @@ bool IsCountComparison(int argc, char** argv) {
 
 Result<count::CountReport> ReadCountResult(const std::string& path) {
   const std::string file = CountFile(path);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return MakeError(ErrorKind::kIo, fmt::format("cannot read {}", file));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return count::ParseCountReport(text, file);
+  auto text = ReadWholeFile(file);
+  if (!text) return text.error();
+  return count::ParseCountReport(*text, file);
 }
 
 int CompareCountsMain(int argc, char** argv) {

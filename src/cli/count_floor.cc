@@ -52,13 +52,13 @@ int CountFloorChild(const scenario::ArmSettings& s, const CountFlags& f) {
   return kExitOk;
 }
 
-namespace {
-
-Result<std::string> ReadWhole(const std::string& path) {
+Result<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(ErrorKind::kIo, fmt::format("cannot read {}", path));
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
+
+namespace {
 
 Result<speed::SpeedOp> OpNamed(std::string_view name) {
   for (speed::SpeedOp op :
@@ -84,7 +84,7 @@ Result<speed::SpeedTable> CountFloor(const CountSetup& setup, uint32_t calls) {
   if (!child) return child.error();
   auto exit = child->WaitExit(600 * kSecond);
   if (!exit) return exit.error();
-  auto listed = ReadWhole(names);
+  auto listed = ReadWholeFile(names);
   if (!listed) return listed.error();
   if (exit->ShellCode() != 0) {
     return MakeError(ErrorKind::kSystem, fmt::format("counting the floor's primitives alone "
@@ -102,7 +102,7 @@ Result<speed::SpeedTable> CountFloor(const CountSetup& setup, uint32_t calls) {
     auto op = OpNamed(op_name);
     if (!op) return op.error();
     const std::string path = fmt::format("{}.{}", out, ++part);
-    auto text = ReadWhole(path);
+    auto text = ReadWholeFile(path);
     if (!text) return text.error();
     auto profile = count::ParseCallgrind(*text, path);
     if (!profile) return profile.error();

@@ -20,10 +20,9 @@ namespace pqc::cli {
 Result<std::vector<X509Ptr>> ReadCountAnchors(const std::vector<std::string>& files) {
   std::vector<X509Ptr> out;
   for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto certs = CertsFromPem(pem);
-    if (!in || !certs) {
+    auto pem = ReadWholeFile(path);
+    auto certs = pem ? CertsFromPem(*pem) : Result<std::vector<X509Ptr>>(pem.error());
+    if (!certs) {
       return MakeError(ErrorKind::kIo, fmt::format("--ca {}: no PEM certificate read", path));
     }
     for (X509Ptr& c : *certs) out.push_back(std::move(c));

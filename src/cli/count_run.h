@@ -85,6 +85,9 @@ struct NativeTime {
 Result<NativeTime> TimeNatively(const scenario::ArmSettings& arm, const CountSetup& setup,
                                 const target::ServerConfig& config, Nanos duration);
 
+// ReadWholeFile: a file's bytes (count's own files: dumps, lists, count.json, PEM roots).
+Result<std::string> ReadWholeFile(const std::string& path);
+
 // ReadCountAnchors: the roots of the PEM files (the chains' roots count wrote).
 Result<std::vector<X509Ptr>> ReadCountAnchors(const std::vector<std::string>& files);
 

@@ -128,13 +128,12 @@ Result<Child> Start(std::string name, std::vector<std::string> argv) {
 Result<SideCount> ReadSide(const std::string& out) {
   // The window is the first dump (OUT.1); OUT itself holds what came after it.
   const std::string path = out + ".1";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
     return MakeError(ErrorKind::kSystem,
                      fmt::format("count: callgrind wrote no window dump {}", path));
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto profile = count::ParseCallgrind(text, path);
+  auto profile = count::ParseCallgrind(*text, path);
   if (!profile) return profile.error();
   return SideCount{count::Attribute(*profile), path};
 }
