@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR] — runs every libFuzzer target of BUILD_DIR (made by
-# `build.sh fuzz`) for SECONDS each, on a copy of its seed corpus (fuzz/corpus/<name>/; the
+# `build.sh fuzz`) for SECONDS of CPU time each (its own user + system time: the same work on a
+# quiet machine, a busy one or at idle priority behind test.sh's tests; stopped after
+# $PQC_FUZZ_WALL_SECONDS of wall time whatever it got, default 10 × SECONDS, and then named
+# below the table), on a copy of its seed corpus (fuzz/corpus/<name>/; the
 # committed seeds are never written to), at most $PQC_FUZZ_JOBS at once (default: the
 # number of cores). Prints one line per target: executions, exec/s, seconds, corpus size
 # (seeds → after), crashes. Exits 1 when any target crashed, leaked, timed out or ran out of
@@ -37,13 +40,33 @@ run_one() {
   [[ -f $here/fuzz/dict/$name.dict ]] && dict=(-dict="$here/fuzz/dict/$name.dict")
   # -timeout: one input taking longer than this is a hang, reported like a crash.
   # -rss_limit_mb: a parser asked to allocate gigabytes is a bug as well.
-  # The CPU seconds (user + system) go to OUT_DIR/NAME/cpu: -max_total_time is wall time,
-  # which on a shared machine (or niced, as fuzz_long.sh runs) says little of the work done.
+  # The CPU seconds (user + system) go to OUT_DIR/NAME/cpu, the wall seconds to NAME/wall.
+  # -max_total_time is wall time, which on a shared machine (or at idle priority, as test.sh
+  # runs the fuzzers behind its tests) says little of the work done: the budget is CPU time,
+  # read from /proc, and SIGINT ends the target (libFuzzer prints its final stats and exits).
+  local started=$SECONDS
   /usr/bin/time -f '%U %S' -o "$dir/cpu" \
-    "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" \
+    "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$wall_cap" \
     -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" \
-    >"$dir/log" 2>&1 || true
+    >"$dir/log" 2>&1 &
+  local timer=$! target="" st=()
+  while kill -0 "$timer" 2>/dev/null; do
+    [[ -n $target ]] || target=$(pgrep -P "$timer" | head -n 1)
+    # /proc/PID/stat: utime and stime are fields 14 and 15 (the name, field 2, has no space)
+    # (never before libFuzzer's INITED line: the seed corpus is always run whole, as a
+    # wall-time budget does, and the table has its coverage)
+    if [[ -n $target ]] && read -r -a st 2>/dev/null <"/proc/$target/stat" &&
+      ((st[13] + st[14] >= budget)) && grep -q 'INITED' "$dir/log"; then
+      kill -INT "$target" 2>/dev/null
+      break
+    fi
+    sleep 0.2
+  done
+  wait "$timer" || true
+  echo $((SECONDS - started)) >"$dir/wall"
 }
+budget=$((seconds * $(getconf CLK_TCK)))  # the CPU budget of each target, in clock ticks
+wall_cap=${PQC_FUZZ_WALL_SECONDS:-$((seconds * 10))}
 
 # Bounded parallelism: start a job per target, wait for one whenever $jobs are running.
 for name in "${names[@]}"; do
@@ -55,18 +78,21 @@ wait
 status=0
 printf '%-14s %12s %9s %8s %8s %16s %8s %8s\n' target executions exec/s seconds cpu-s \
   'corpus(seed→end)' features crashes
-total_cpu=0
+total_cpu=0 short=()
 for name in "${names[@]}"; do
   dir="$out/$name"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -n 1)
-  secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$dir/log" | tail -n 1)
+  secs=$(cat "$dir/wall" 2>/dev/null || true)
   # user + system, the last line of time's output (a crash's report may precede it)
   cpu=$(tail -n 1 "$dir/cpu" 2>/dev/null | awk 'NF == 2 { printf "%d", $1 + $2 }')
   total_cpu=$((total_cpu + ${cpu:-0}))
+  # (a target the wall cap stopped before its CPU budget: said below the table)
+  ((${cpu:-0} + 1 >= seconds)) || short+=("$name (${cpu:-0} of $seconds s)")
   # libFuzzer's last status line: "#N ... cov: C ft: F corp: ..."; ft (features) is its
   # finer measure of coverage, cov the edges reached.
-  feat=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$dir/log" | tail -n 1 | awk '{ print $2 "/" $4 }')
+  feat=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$dir/log" | tail -n 1 | awk '{ print $2 "/" $4 }' ||
+    true)
   seeds=$(find "$here/fuzz/corpus/$name" -type f | wc -l)
   corpus=$(find "$dir/corpus" -type f | wc -l)
   crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o \
@@ -83,6 +109,7 @@ for name in "${names[@]}"; do
   fi
 done
 echo "cpu seconds in all: $total_cpu (features: cov/ft, the edges and libFuzzer's features reached)"
+((${#short[@]} == 0)) || echo "short of their CPU budget (stopped by the ${wall_cap} s wall cap on a busy machine): ${short[*]}"
 if ((status == 0 && keep == 0)); then
   rm -rf "$out"
 else

@@ -4,7 +4,7 @@
 # A variant is any PQC_OPENSSL value (a version prefix, a source tree, an install prefix;
 # see scripts/lib/openssl_variant.sh); RUN ARGS go to the run (e.g. --full, or
 # --set duration=5s).
-#   1. builds pqc-bench against each (PQC_OPENSSL=VARIANT scripts/build.sh release pqc-bench:
+#   1. builds pqc-bench against each (PQC_OPENSSL=VARIANT scripts/build.sh --core release pqc-bench:
 #      seconds once both are cached);
 #   2. one `run scenarios/quick.toml --build openssl-A=… --build openssl-B=…` into results/
 #      (or --results DIR): the builds are a factor of the study, every arm once per build,
@@ -49,7 +49,7 @@ cd "$here"
 bins=()
 for v in "${variants[@]}"; do
   echo "== building pqc-bench against OpenSSL $v ==" >&2
-  dir=$(PQC_OPENSSL=$v "$here/scripts/build.sh" release pqc-bench | tail -n 1)
+  dir=$(PQC_OPENSSL=$v "$here/scripts/build.sh" --core release pqc-bench | tail -n 1)
   bins+=("$dir/src/pqc-bench")
 done
 

@@ -4,8 +4,9 @@
 #   asan     AddressSanitizer/UBSan build + the same suite, less the readme and
 #            openssl_variants labels (they drive release binaries)
 #   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
-#   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) each on a copy
-#            of its seed corpus; a crash fails the stage
+#   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
+#            on a copy of its seed corpus; a crash fails the stage (after the release stage,
+#            the fuzzers run behind the other tests at idle priority; the stage waits for them)
 # Set-up (idempotent) runs inside build.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,19 +73,26 @@ step() {
 # than they compute (below), so once its tests that run alone are done, the other trees are
 # built behind the rest at idle priority (SCHED_IDLE: only CPU the tests leave unused), one
 # after another (scripts/lib/build_behind.sh): the OpenSSL 3.6 variant's tool (the README's
-# and openssl_variants' second build, with its nginx and HAProxy) and the fuzz tree (the
-# README's fuzzing commands), which the tests that drive them wait for (the prebuilt_variant
-# and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those stages wait for.
+# and openssl_variants' second build: `--core`, the tool alone, as the guide builds it) and
+# the fuzz tree (the README's fuzzing commands), which the tests that drive them wait for (the
+# prebuilt_variant and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those
+# stages wait for.
 export PQC_PREBUILT=0
 behind="" behind_trees=()
 # start_behind: the builder of the trees the selected stages need after the release tree.
 start_behind() {
   behind=$(mktemp -d "${TMPDIR:-/tmp}/pqc-built-behind.XXXXXX")
   behind_trees=(variant fuzz)
-  local s
+  local s fuzzrun=()
   for s in "${stages[@]}"; do
-    case "$s" in asan | tsan) behind_trees+=("$s") ;; esac
+    case "$s" in
+      asan | tsan) behind_trees+=("$s") ;;
+      fuzz) fuzzrun=(fuzzrun) ;;
+    esac
   done
+  # The fuzz stage's fuzzing last, behind the rest of the release tests and the sanitizer
+  # stages: its budget is CPU time (fuzz_run.sh), the same work at idle priority as in front.
+  behind_trees+=("${fuzzrun[@]}")
   setsid chrt --idle 0 "$here/scripts/lib/build_behind.sh" "$behind" "${behind_trees[@]}" \
     </dev/null >/dev/null 2>&1 &
   builder=$!
@@ -104,9 +112,13 @@ wait_behind() {
     sleep 1
   done
   read -r status seconds <"$behind/$tree.status"
-  echo "== $tree tree: built behind the tests in $seconds s (waited $((SECONDS - started)) s) ==" >&2
+  local what="$tree tree: built"
+  [ "$tree" = fuzzrun ] && what="fuzz run: ran"
+  echo "== $what behind the tests in $seconds s (waited $((SECONDS - started)) s) ==" >&2
   if [ "$status" != 0 ]; then
-    echo "test.sh: the $tree tree's build failed (exit $status); its log ends:" >&2
+    what="the $tree tree's build failed"
+    [ "$tree" = fuzzrun ] && what="the fuzz run failed (a target crashed, leaked, hung or ran out of memory)"
+    echo "test.sh: $what (exit $status); its log ends:" >&2
     tail -n 40 "$behind/$tree.log" >&2
     return 1
   fi
@@ -184,8 +196,14 @@ for stage in "${stages[@]}"; do
     fuzz)
       wait_behind fuzz
       step "fuzz build" build_tree fuzz
-      echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s per target) ==" >&2
-      "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
+      echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s of CPU per target) ==" >&2
+      if [[ " ${behind_trees[*]} " == *" fuzzrun "* ]]; then
+        # run behind the tests (start_behind): its table, or its log's end when it failed
+        wait_behind fuzzrun || exit 1
+        cat "$behind/fuzzrun.log"
+      else
+        "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
+      fi
       ;;
     *) echo "test.sh: unknown stage '$stage' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac

@@ -494,7 +494,7 @@ def main():
          count_report),
         # OpenSSL variants: the 3.6 build (seconds once cached; its first build ~10 min), a study
         # on it, and the one-command 3.5 vs 3.6 study.
-        ("PQC_OPENSSL=3.6 ./scripts/build.sh release pqc-bench", "verbatim:0", False, False,
+        ("PQC_OPENSSL=3.6 ./scripts/build.sh --core release pqc-bench", "verbatim:0", False, False,
          1500, variant_build),
         ("build-openssl-3.6/src/pqc-bench run scenarios/quick.toml",
          f"build-openssl-3.6/src/pqc-bench run scenarios/quick.toml {SHORT_RUN}", False, False,
