@@ -6,8 +6,13 @@
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "embedded_fixture.h"
 #include "net/address.h"
@@ -142,6 +147,41 @@ TEST(Quic, AnMlDsaFlightWaitsForTheAmplificationLimit) {
     EXPECT_GT(w.bytes_received, 3 * w.first_flight_bytes);
     EXPECT_TRUE(AmplificationLimited(w));
   }
+}
+
+// ServerWakeups: the voluntary context switches of this process's QUIC server threads (named
+// pqc-h3-server) so far: a thread blocked in poll counts one each time it wakes. -1: there
+// is no such thread.
+long ServerWakeups() {
+  long n = -1;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name != "pqc-h3-server") continue;
+    n = std::max(n, 0L);
+    std::ifstream status(task.path() / "status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("voluntary_ctxt_switches:")) n += std::stol(line.substr(24));
+    }
+  }
+  return n;
+}
+
+// An idle server sleeps until a datagram, a QUIC timer or Stop: it used to wake every 50 ms
+// to look at its stop flag (20 passes a second over its listener and connections, counted in
+// its CPU per handshake at low rates).
+TEST(Quic, AnIdleServerSleepsUntilSomethingHappens) {
+  Loopback lo("ecdsa-p256", "X25519");
+  ASSERT_TRUE(lo.server);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const long before = ServerWakeups();
+  ASSERT_GE(before, 0) << "no thread named pqc-h3-server";
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_LE(ServerWakeups() - before, 2) << "an idle QUIC server woke up";
+  // It still serves at once, and Stop (the destructor) ends it.
+  auto ctx = lo.Client({"X25519"});
+  ASSERT_TRUE(ctx);
+  EXPECT_TRUE(FetchOk(ctx.get(), lo.Target("/")));
 }
 
 TEST(Quic, PayloadsArriveWholeOverOneConnection) {
