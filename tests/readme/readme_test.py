@@ -130,7 +130,7 @@ def invalid_reasons(out):
     reasons, in_load_list = [], False
     for line in out.splitlines():
         if "— INVALID: " in line:
-            reasons += line.split("— INVALID: ", 1)[1].split("; ")
+            reasons += one_trial(line.split("— INVALID: ", 1)[1].split("; "))
         elif line.strip().startswith("invalid trial: "):
             reasons.append(line.strip())
         elif line.strip() == "INVALID":
@@ -144,12 +144,25 @@ def invalid_reasons(out):
     return reasons
 
 
-def only_saturation(reasons):
+def saturation(reason):
     # The tool's own checks of its apparatus on a busy machine: the load generator's schedule,
     # and the emulated link's packet release (a descheduled mover), both judged by the same
-    # 1 ms limit. Anything else (a wrong group, errors, a crash) fails the step.
-    return bool(reasons) and all("load generator saturated" in r or "emulated link late" in r
-                                 for r in reasons)
+    # 1 ms limit.
+    return "load generator saturated" in reason or "emulated link late" in reason
+
+
+def one_trial(reasons):
+    """One trial's reasons, less a resume arm's "had no session to offer" when the same trial's
+    schedule saturated: its warm-up, as starved as the rest (lags of 100-500 ms in CI once),
+    took no ticket in time. A trial with sessions missing and its schedule kept still fails."""
+    if any(saturation(r) for r in reasons):
+        return [r for r in reasons if "had no session to offer" not in r]
+    return reasons
+
+
+def only_saturation(reasons):
+    # Anything but the apparatus checks (a wrong group, errors, a crash) fails the step.
+    return bool(reasons) and all(saturation(r) for r in reasons)
 
 
 def summary_of(run_dir):
@@ -162,7 +175,7 @@ def arms_ok(summary, count):
     assert len(arms) == count, f"{len(arms)} arms, expected {count}"
     bad = [(a["label"], a["status"], a.get("failure")) for a in arms if a["status"] != "ok"]
     if bad:
-        reasons = [r for t in summary["trials"] if not t["valid"] for r in t["reasons"]]
+        reasons = [r for t in summary["trials"] if not t["valid"] for r in one_trial(t["reasons"])]
         error = Saturated if only_saturation(reasons) else AssertionError
         raise error(f"arms not valid: {bad}: {'; '.join(reasons)}")
 
