@@ -5,8 +5,7 @@
 #            openssl_variants labels (they drive release binaries)
 #   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
 #   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
-#            on a copy of its seed corpus; a crash fails the stage (after the release stage,
-#            the fuzzers run behind the other tests at idle priority; the stage waits for them)
+#            on a copy of its seed corpus; a crash fails the stage
 # Set-up (idempotent) runs inside build.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,26 +75,20 @@ step() {
 # and openssl_variants' second build: `--core`, the tool alone, as the guide builds it) and
 # the fuzz tree (the README's fuzzing commands), which the tests that drive them wait for (the
 # prebuilt_variant and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those
-# stages wait for.
+# stages wait for. The fuzzers themselves run in front, in the fuzz stage: two of them behind
+# the ASan stage at idle priority made BuildArmsTest find its slow build 10 ms slower for 3 and
+# FaultRunTest lose one connection too many (2026-12-06), as builds behind the release tests
+# once upset their timings.
 export PQC_PREBUILT=0
 behind="" behind_trees=()
 # start_behind: the builder of the trees the selected stages need after the release tree.
 start_behind() {
   behind=$(mktemp -d "${TMPDIR:-/tmp}/pqc-built-behind.XXXXXX")
   behind_trees=(variant fuzz)
-  local s fuzzrun=()
+  local s
   for s in "${stages[@]}"; do
-    case "$s" in
-      asan | tsan) behind_trees+=("$s") ;;
-      fuzz) fuzzrun=(fuzzrun) ;;
-    esac
+    case "$s" in asan | tsan) behind_trees+=("$s") ;; esac
   done
-  # The fuzz stage's fuzzing last, behind the sanitizer stages' tests once the release
-  # stage's are done (fuzzrun.go): its budget is CPU time (fuzz_run.sh), the same work at idle
-  # priority as in front. Not behind the release tests: with two trees built behind them,
-  # BuildArmsTest's slow build came out 5.7 ms slower for 3 and the QUIC scenario counted 3
-  # round trips for 2 (2026-12-06); the sanitizer stages judge no timing.
-  behind_trees+=("${fuzzrun[@]}")
   setsid chrt --idle 0 "$here/scripts/lib/build_behind.sh" "$behind" "${behind_trees[@]}" \
     </dev/null >/dev/null 2>&1 &
   builder=$!
@@ -115,13 +108,9 @@ wait_behind() {
     sleep 1
   done
   read -r status seconds <"$behind/$tree.status"
-  local what="$tree tree: built"
-  [ "$tree" = fuzzrun ] && what="fuzz run: ran"
-  echo "== $what behind the tests in $seconds s (waited $((SECONDS - started)) s) ==" >&2
+  echo "== $tree tree: built behind the tests in $seconds s (waited $((SECONDS - started)) s) ==" >&2
   if [ "$status" != 0 ]; then
-    what="the $tree tree's build failed"
-    [ "$tree" = fuzzrun ] && what="the fuzz run failed (a target crashed, leaked, hung or ran out of memory)"
-    echo "test.sh: $what (exit $status); its log ends:" >&2
+    echo "test.sh: the $tree tree's build failed (exit $status); its log ends:" >&2
     tail -n 40 "$behind/$tree.log" >&2
     return 1
   fi
@@ -180,7 +169,6 @@ for stage in "${stages[@]}"; do
       if [ "$stage" = release ]; then  # what the README's tests drove: its build's time
         wait_behind variant
         wait_behind fuzz
-        touch "$behind/fuzzrun.go"
       fi
       ;;
     tsan)
@@ -201,13 +189,7 @@ for stage in "${stages[@]}"; do
       wait_behind fuzz
       step "fuzz build" build_tree fuzz
       echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s of CPU per target) ==" >&2
-      if [[ " ${behind_trees[*]} " == *" fuzzrun "* ]]; then
-        # run behind the tests (start_behind): its table, or its log's end when it failed
-        wait_behind fuzzrun || exit 1
-        cat "$behind/fuzzrun.log"
-      else
-        "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
-      fi
+      "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
       ;;
     *) echo "test.sh: unknown stage '$stage' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac
