@@ -51,13 +51,14 @@ run_one() {
     >"$dir/log" 2>&1 &
   local timer=$! target="" st=()
   while kill -0 "$timer" 2>/dev/null; do
-    [[ -n $target ]] || target=$(pgrep -P "$timer" | head -n 1)
+    # (|| true: under set -e a target not started yet would end this job, not the loop)
+    [[ -n $target ]] || target=$(pgrep -P "$timer" | head -n 1 || true)
     # /proc/PID/stat: utime and stime are fields 14 and 15 (the name, field 2, has no space)
     # (never before libFuzzer's INITED line: the seed corpus is always run whole, as a
     # wall-time budget does, and the table has its coverage)
     if [[ -n $target ]] && read -r -a st 2>/dev/null <"/proc/$target/stat" &&
       ((st[13] + st[14] >= budget)) && grep -q 'INITED' "$dir/log"; then
-      kill -INT "$target" 2>/dev/null
+      kill -INT "$target" 2>/dev/null || true
       break
     fi
     sleep 0.2
