@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR] — runs every libFuzzer target of BUILD_DIR (made by
 # `build.sh fuzz`) for SECONDS of CPU time each (its own user + system time: the same work on a
-# quiet machine, a busy one or at idle priority behind test.sh's tests; stopped after
+# quiet machine, a busy one or a niced run such as fuzz_long.sh's; stopped after
 # $PQC_FUZZ_WALL_SECONDS of wall time whatever it got, default 10 × SECONDS, and then named
 # below the table), on a copy of its seed corpus (fuzz/corpus/<name>/; the
 # committed seeds are never written to), at most $PQC_FUZZ_JOBS at once (default: the
@@ -41,8 +41,8 @@ run_one() {
   # -timeout: one input taking longer than this is a hang, reported like a crash.
   # -rss_limit_mb: a parser asked to allocate gigabytes is a bug as well.
   # The CPU seconds (user + system) go to OUT_DIR/NAME/cpu, the wall seconds to NAME/wall.
-  # -max_total_time is wall time, which on a shared machine (or at idle priority, as test.sh
-  # runs the fuzzers behind its tests) says little of the work done: the budget is CPU time,
+  # -max_total_time is wall time, which on a shared machine (or niced, as fuzz_long.sh runs)
+  # says little of the work done: the budget is CPU time,
   # read from /proc, and SIGINT ends the target (libFuzzer prints its final stats and exits).
   local started=$SECONDS
   /usr/bin/time -f '%U %S' -o "$dir/cpu" \
