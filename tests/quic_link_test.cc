@@ -24,6 +24,7 @@
 #include "link/udp_flows.h"
 #include "net/address.h"
 #include "quic/h3_server.h"
+#include "round_trips.h"
 #include "tls/algorithms.h"
 #include "tls/context.h"
 #include "tls/quic_messages.h"
@@ -189,8 +190,8 @@ TEST_P(QuicLinkTest, HandshakeAndFirstByteRoundTrips) {
   const double hs = Median(handshake), fb = Median(first_byte);
   std::printf("  %s at R 50 ms: handshake p50 %.2f ms, first byte p50 %.2f ms (%zu connections)\n",
               c.name, hs, fb, handshake.size());
-  EXPECT_EQ(std::lround(hs / 50.0), c.handshake_rtts) << hs << " ms";
-  EXPECT_EQ(std::lround(fb / 50.0), c.first_byte_rtts) << fb << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(hs, 50.0), c.handshake_rtts) << hs << " ms";
+  EXPECT_EQ(test::WholeRoundTrips(fb, 50.0), c.first_byte_rtts) << fb << " ms";
 }
 
 // Loss: QUIC's own recovery (RFC 9002) carries every connection through 5 % random loss each
