@@ -50,7 +50,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # header (valgrind/callgrind.h) opens and closes the measured window.
 CORE_PACKAGES=(build-essential cmake ninja-build pkg-config perl
   libsqlite3-dev sqlite3 libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
-  iproute2 procps ca-certificates xz-utils python3 ccache git debian-archive-keyring valgrind)
+  libnghttp2-dev iproute2 procps ca-certificates xz-utils python3 ccache git debian-archive-keyring valgrind)
 # PCRE2 and zlib for nginx, Lua 5.4 for HAProxy's /payload service.
 PEER_PACKAGES=(libpcre2-dev zlib1g-dev liblua5.4-dev)
 TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libev-dev slurm-wlm munge python3-yaml

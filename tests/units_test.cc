@@ -163,9 +163,14 @@ TEST(Protocol, NamesAndListsParseAndBadOnesSayWhatIsValid) {
   auto both = pqc::ParseProtocolList("h3,h1");
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(*both, (std::vector<pqc::Protocol>{pqc::Protocol::kH3, pqc::Protocol::kH1}));
-  auto h2 = pqc::ParseProtocol("h2");
-  ASSERT_FALSE(h2.ok());
-  EXPECT_NE(h2.error().message.find("valid: h1"), std::string::npos) << h2.error().message;
+  EXPECT_EQ(*pqc::ParseProtocol("h2"), pqc::Protocol::kH2);
+  EXPECT_EQ(pqc::ProtocolName(pqc::Protocol::kH2), "h2");
+  EXPECT_FALSE(pqc::OverQuic(pqc::Protocol::kH2));
+  EXPECT_TRUE(pqc::OverQuic(pqc::Protocol::kH3));
+  auto spdy = pqc::ParseProtocol("spdy");
+  ASSERT_FALSE(spdy.ok());
+  EXPECT_NE(spdy.error().message.find("valid: h1"), std::string::npos) << spdy.error().message;
+  EXPECT_NE(spdy.error().message.find("h2 for HTTP/2"), std::string::npos) << spdy.error().message;
   for (const char* bad : {"", "h1,", ",h3", "h1,h1", "h1,h3,h1", "H1"}) {
     auto list = pqc::ParseProtocolList(bad);
     EXPECT_FALSE(list.ok()) << bad;

@@ -23,7 +23,14 @@ TcpConnection::~TcpConnection() {
 
 void TcpConnection::Start() {
   record_.actual_start = MonotonicNow();
+  record_.protocol = env_.options->protocol;
   last_progress_ = record_.actual_start;
+  auto http = MakeExchange(env_);
+  if (!http) {
+    Fail(ErrorClass::kHttp, http.error().message);
+    return;
+  }
+  http_ = std::move(*http);
   int connect_errno = 0;
   auto fd = ConnectTcpNonBlocking(env_.options->target, &connect_errno);
   if (!fd) {
@@ -125,6 +132,7 @@ bool TcpConnection::StepConnect() {
   AttachInspector(ssl_.get(), &facts_);
   if (early) {
     BeginRequest();
+    if (state_ == State::kDone) return false;
     state_ = State::kEarlyWriting;
   } else {
     state_ = State::kHandshaking;
@@ -135,21 +143,22 @@ bool TcpConnection::StepConnect() {
 // StepEarlyWrite: the first request as early data, written before any handshake message
 // has been read (OpenSSL sends the ClientHello with it); the handshake then completes.
 bool TcpConnection::StepEarlyWrite() {
-  const bool last = requests_.size() >= env_.options->requests;
-  const std::string& req = last ? env_.request_close : env_.request_keep_alive;
-  while (send_offset_ < req.size()) {
+  for (std::string_view out = http_->Output(); !out.empty(); out = http_->Output()) {
     size_t n = 0;
     errno = 0;
-    if (SSL_write_early_data(ssl_.get(), req.data() + send_offset_, req.size() - send_offset_,
-                             &n) != 1) {
+    if (SSL_write_early_data(ssl_.get(), out.data(), out.size(), &n) != 1) {
       WaitOrFail(ClassifySslResult(ssl_.get(), 0, errno), "sending early data");
       return false;
     }
-    send_offset_ += n;
+    http_->Wrote(n);
+    record_.early_bytes += static_cast<uint32_t>(n);
+  }
+  if (!http_->error().empty()) {
+    Fail(ErrorClass::kHttp, http_->error());
+    return false;
   }
   requests_.back().sent = MonotonicNow();
   last_progress_ = requests_.back().sent;
-  record_.early_bytes = static_cast<uint32_t>(req.size());
   state_ = State::kHandshaking;
   return true;
 }
@@ -167,6 +176,20 @@ bool TcpConnection::StepHandshake() {
   record_.handshake_bytes_read = BIO_number_read(SSL_get_rbio(ssl_.get()));
   record_.handshake_segments_read = DataSegmentsIn(fd_.get());
   RecordNegotiated(facts_, ssl_.get(), record_);
+  if (const std::string_view alpn = Describe(env_.options->protocol).alpn; !alpn.empty()) {
+    const unsigned char* got = nullptr;
+    unsigned int got_len = 0;
+    SSL_get0_alpn_selected(ssl_.get(), &got, &got_len);
+    const std::string_view chosen(reinterpret_cast<const char*>(got), got_len);
+    if (chosen != alpn) {
+      Fail(ErrorClass::kHttp,
+           fmt::format("the server did not agree to {} (ALPN {}: it chose {}); its target may "
+                       "not serve this protocol",
+                       Describe(env_.options->protocol).what, alpn,
+                       chosen.empty() ? "none" : std::string(chosen)));
+      return false;
+    }
+  }
   if (record_.early_bytes > 0) {
     if (SSL_get_early_data_status(ssl_.get()) == SSL_EARLY_DATA_ACCEPTED) {
       record_.early_data = EarlyData::kAccepted;
@@ -176,7 +199,7 @@ bool TcpConnection::StepHandshake() {
     // Rejected: the server never read it. The same request goes again, now as ordinary
     // application data, and is timed from then.
     record_.early_data = EarlyData::kRejected;
-    send_offset_ = 0;
+    http_->Rewind();
     state_ = State::kSending;
     return true;
   }
@@ -186,24 +209,40 @@ bool TcpConnection::StepHandshake() {
 
 void TcpConnection::BeginRequest() {
   requests_.emplace_back();
-  send_offset_ = 0;
-  parser_.Reset();
   state_ = State::kSending;
+  if (Status s = http_->BeginRequest(requests_.size() >= env_.options->requests); !s) {
+    Fail(ErrorClass::kHttp, s.error().message);
+  }
+}
+
+bool TcpConnection::Flush() {
+  for (std::string_view out = http_->Output(); !out.empty(); out = http_->Output()) {
+    errno = 0;
+    const int n = SSL_write(ssl_.get(), out.data(), static_cast<int>(out.size()));
+    if (n <= 0) {
+      WaitOrFail(ClassifySslResult(ssl_.get(), n, errno),
+                 state_ == State::kSending ? "sending request" : "answering the server");
+      return false;
+    }
+    http_->Wrote(static_cast<size_t>(n));
+  }
+  if (!http_->error().empty()) {
+    Fail(ErrorClass::kHttp, http_->error());
+    return false;
+  }
+  return true;
+}
+
+bool TcpConnection::FeedBetween(std::string_view in, const char* phase) {
+  if (http_->Feed(in).status == ExchangeStep::kError) {
+    Fail(ErrorClass::kHttp, fmt::format("{}: {}", phase, http_->error()));
+    return false;
+  }
+  return true;
 }
 
 bool TcpConnection::StepSend() {
-  const bool last = requests_.size() >= env_.options->requests;
-  const std::string& req = last ? env_.request_close : env_.request_keep_alive;
-  while (send_offset_ < req.size()) {
-    errno = 0;
-    int n = SSL_write(ssl_.get(), req.data() + send_offset_,
-                      static_cast<int>(req.size() - send_offset_));
-    if (n <= 0) {
-      WaitOrFail(ClassifySslResult(ssl_.get(), n, errno), "sending request");
-      return false;
-    }
-    send_offset_ += static_cast<size_t>(n);
-  }
+  if (!Flush()) return false;
   requests_.back().sent = MonotonicNow();
   last_progress_ = requests_.back().sent;
   state_ = State::kReceiving;
@@ -211,6 +250,8 @@ bool TcpConnection::StepSend() {
 }
 
 bool TcpConnection::StepReceive() {
+  // HTTP/2 answers the server's SETTINGS and window updates while a response is on its way.
+  if (!Flush()) return false;
   RequestRecord& req = requests_.back();
   std::vector<char>& buf = env_.read_buffer;
   errno = 0;
@@ -218,16 +259,15 @@ bool TcpConnection::StepReceive() {
   if (n <= 0) {
     const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
     if (f.outcome == SslOutcome::kClosed) {
-      // Clean end of stream: complete only if the body runs until close.
-      if (parser_.FeedEof() == ParseStatus::kComplete) {
+      if (http_->FeedEof() == ExchangeStep::kComplete) {
         req.last_byte = MonotonicNow();
-        req.status = static_cast<uint32_t>(parser_.status_code());
-        req.body_bytes = parser_.body_bytes();
+        req.status = http_->status();
+        req.body_bytes = http_->body_bytes();
         ++record_.request_count;
         Finish(/*close_notify=*/false);  // the server has closed already
         return false;
       }
-      Fail(ErrorClass::kClosed, "server closed the connection before the response was complete");
+      Fail(ErrorClass::kClosed, http_->error());
       return false;
     }
     WaitOrFail(f, "reading response");
@@ -235,28 +275,22 @@ bool TcpConnection::StepReceive() {
   }
   const Nanos now = MonotonicNow();
   last_progress_ = now;
-  if (req.first_byte == 0) req.first_byte = now;
-  ParseResult r = parser_.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-  if (r.status == ParseStatus::kError) {
-    Fail(ErrorClass::kHttp,
-         fmt::format("{}: {}", HttpErrorName(parser_.error_class()), parser_.error_message()));
+  const ExchangeStep step = http_->Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+  if (step.response_began && req.first_byte == 0) req.first_byte = now;
+  if (step.status == ExchangeStep::kError) {
+    Fail(ErrorClass::kHttp, http_->error());
     return false;
   }
-  if (r.status == ParseStatus::kNeedMore) return true;
+  if (step.status == ExchangeStep::kNeedMore) return true;
   req.last_byte = now;
-  req.status = static_cast<uint32_t>(parser_.status_code());
-  req.body_bytes = parser_.body_bytes();
+  req.status = http_->status();
+  req.body_bytes = http_->body_bytes();
   ++record_.request_count;
-  if (r.consumed < static_cast<size_t>(n)) {
-    Fail(ErrorClass::kHttp, fmt::format("{} bytes after the end of the response",
-                                        static_cast<size_t>(n) - r.consumed));
-    return false;
-  }
   if (req.status != 200) {
     Fail(ErrorClass::kHttp, fmt::format("status {}", req.status));
     return false;
   }
-  if (requests_.size() < env_.options->requests && parser_.keep_alive()) {
+  if (requests_.size() < env_.options->requests && http_->keep_alive()) {
     if (env_.options->request_interval > 0) {
       // Think time: the connection stays open and idle, watching for the server closing it.
       state_ = State::kIdle;
@@ -285,13 +319,11 @@ bool TcpConnection::StepReceive() {
 }
 
 bool TcpConnection::StepAwaitTicket() {
-  char byte;
+  if (!Flush()) return false;
+  std::vector<char>& buf = env_.read_buffer;
   errno = 0;
-  const int n = SSL_read(ssl_.get(), &byte, 1);
-  if (n > 0) {
-    Fail(ErrorClass::kHttp, "unexpected data from the server after the response");
-    return false;
-  }
+  const int n = SSL_read(ssl_.get(), buf.data(), static_cast<int>(buf.size()));
+  if (n > 0) return FeedBetween({buf.data(), static_cast<size_t>(n)}, "after the response");
   const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
   if (facts_.tickets_received > 0 || f.outcome == SslOutcome::kClosed) {
     // The response is complete either way: a missing ticket costs the next connection.
@@ -304,14 +336,13 @@ bool TcpConnection::StepAwaitTicket() {
 }
 
 bool TcpConnection::StepIdle() {
-  // Readable while idle: a post-handshake message, or the server closing the connection.
-  char byte;
+  // Readable while idle: a post-handshake message, HTTP/2's own frames, or the server closing
+  // the connection.
+  if (!Flush()) return false;
+  std::vector<char>& buf = env_.read_buffer;
   errno = 0;
-  int n = SSL_read(ssl_.get(), &byte, 1);
-  if (n > 0) {
-    Fail(ErrorClass::kHttp, "unexpected data from the server between requests");
-    return false;
-  }
+  const int n = SSL_read(ssl_.get(), buf.data(), static_cast<int>(buf.size()));
+  if (n > 0) return FeedBetween({buf.data(), static_cast<size_t>(n)}, "between requests");
   const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
   if (f.outcome == SslOutcome::kWantRead) return false;  // still idle
   WaitOrFail(f, "idle keep-alive connection");
@@ -322,7 +353,12 @@ void TcpConnection::Finish(bool close_notify) {
   // TLS 1.3 tickets arrive after the handshake; by the end of a response they are in.
   env_.sessions->Put(SslSessionPtr(SSL_get1_session(ssl_.get())));
   if (close_notify) {
-    SSL_shutdown(ssl_.get());  // best effort; not waited for
+    // HTTP/2's GOAWAY, then close_notify: one attempt each, not waited for.
+    http_->Close();
+    if (const std::string_view out = http_->Output(); !out.empty()) {
+      SSL_write(ssl_.get(), out.data(), static_cast<int>(out.size()));
+    }
+    SSL_shutdown(ssl_.get());
   } else {
     // The server closed first: nothing may be written (EPIPE, or SIGPIPE), but the ending is
     // clean, and OpenSSL would otherwise mark the session just stored as not resumable.

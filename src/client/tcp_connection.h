@@ -1,6 +1,7 @@
 // tcp_connection — one client connection over TCP: connect, TLS handshake (early data when
-// the mode asks), N HTTP/1.1 requests, close; every step timestamped into its ConnectionRecord.
-// Non-blocking, driven by the thread's EventLoop.
+// the mode asks), N requests of HTTP/1.1 or HTTP/2 (the exchange, http_exchange.h, says what
+// to write and what the bytes read mean), close; every step timestamped into its
+// ConnectionRecord. Non-blocking, driven by the thread's EventLoop.
 #pragma once
 
 #include <memory>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "client/connection.h"
+#include "client/http_exchange.h"
 #include "core/fd.h"
-#include "http/response_parser.h"
 #include "net/event_loop.h"
 #include "tls/inspector.h"
 #include "tls/ossl_ptr.h"
@@ -51,6 +52,12 @@ class TcpConnection final : public Connection {
   bool StepIdle();
   bool StepAwaitTicket();
   void BeginRequest();
+  // Flush: writes what the exchange has to send; false when the socket would block (the
+  // connection then waits) or the connection failed.
+  bool Flush();
+  // FeedBetween: bytes read with no response awaited (idle, waiting for the ticket): HTTP/2's
+  // own frames are answered, anything else fails the connection. False once failed.
+  bool FeedBetween(std::string_view in, const char* phase);
   // Finish: the connection succeeded; its session goes to the store. `close_notify`: false
   // once the server has closed, when a write would only draw EPIPE (or SIGPIPE); the ending
   // is then recorded as clean without one.
@@ -66,11 +73,10 @@ class TcpConnection final : public Connection {
   ScopedFd fd_;
   SslPtr ssl_;
   HandshakeFacts facts_;
-  ResponseParser parser_;
+  std::unique_ptr<HttpExchange> http_;
   State state_ = State::kConnecting;
   bool registered_ = false;
   uint32_t interest_ = 0;
-  size_t send_offset_ = 0;
   TimerId idle_timer_ = 0;
 };
 

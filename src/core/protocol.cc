@@ -3,22 +3,48 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "core/split.h"
 
 namespace pqc {
+namespace {
+
+constexpr std::array<ProtocolInfo, 3> kProtocols{{
+    {Protocol::kH1, "h1", "http/1.1", "HTTP/1.1 over TLS over TCP", ProtocolTransport::kTcp, ""},
+    {Protocol::kH2, "h2", "h2", "HTTP/2 over TLS over TCP", ProtocolTransport::kTcp, "h2"},
+    {Protocol::kH3, "h3", "http/3", "HTTP/3 over QUIC", ProtocolTransport::kQuic, "h3"},
+}};
+
+std::string ValidNames() {
+  std::string out;
+  for (const ProtocolInfo& p : kProtocols) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} for {}", p.name, p.what);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const ProtocolInfo> Protocols() {
+  return kProtocols;
+}
+
+const ProtocolInfo& Describe(Protocol p) {
+  return kProtocols[static_cast<size_t>(p)];
+}
 
 Result<Protocol> ParseProtocol(std::string_view text) {
-  if (text == "h1" || text == "http/1.1") return Protocol::kH1;
-  if (text == "h3" || text == "http/3") return Protocol::kH3;
+  for (const ProtocolInfo& p : kProtocols) {
+    if (text == p.name || text == p.long_name) return p.protocol;
+  }
   return MakeError(ErrorKind::kUsage,
-                   fmt::format("unknown protocol '{}' (valid: h1 for HTTP/1.1 over TLS over TCP, "
-                               "h3 for HTTP/3 over QUIC)",
-                               text));
+                   fmt::format("unknown protocol '{}' (valid: {})", text, ValidNames()));
 }
 
 std::string_view ProtocolName(Protocol p) {
-  return p == Protocol::kH3 ? "h3" : "h1";
+  return Describe(p).name;
 }
 
 Result<std::vector<Protocol>> ParseProtocolList(std::string_view text) {
@@ -26,8 +52,8 @@ Result<std::vector<Protocol>> ParseProtocolList(std::string_view text) {
   for (std::string_view item : Split(text, ",")) {
     if (item.empty()) {
       return MakeError(ErrorKind::kUsage,
-                       fmt::format("an empty entry in the protocol list '{}' (valid: h1, h3 or "
-                                   "h1,h3)",
+                       fmt::format("an empty entry in the protocol list '{}' (valid: h1, h2, h3 "
+                                   "or a list of them such as h1,h3)",
                                    text));
     }
     auto p = ParseProtocol(item);

@@ -24,7 +24,8 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.request_interval = s.request_interval;
   o.path = RequestPath(s);
   o.protocol = s.protocol;
-  o.tls.transport = s.protocol == Protocol::kH3 ? Transport::kQuic : Transport::kTcp;
+  o.tls.transport = OverQuic(s.protocol) ? Transport::kQuic : Transport::kTcp;
+  o.tls.alpn = std::string(Describe(s.protocol).alpn);
   o.tls.groups = OfferedGroups(s);
   o.tls.key_shares = s.key_shares;
   o.tls.sigalgs = s.sigalgs;
@@ -78,6 +79,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.threads = s.server_threads;
   c.cpus = s.server_cpus;
   c.quic = s.protocol == Protocol::kH3;
+  c.h2 = s.protocol == Protocol::kH2;
   c.quic_retry = s.quic_retry;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;

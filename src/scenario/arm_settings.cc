@@ -475,8 +475,8 @@ constexpr std::array kKeys = {
                },
                [](const ArmSettings& s) { return Json(ModeText(s.mode)); }},
     SettingKey{"load", "protocol",
-               "h1 (HTTP/1.1 over TLS over TCP) | h3 (HTTP/3 over QUIC: TLS 1.3 inside QUIC, "
-               "no TCP connect)",
+               "h1 (HTTP/1.1 over TLS over TCP) | h2 (HTTP/2 over TLS over TCP, ALPN h2) | h3 "
+               "(HTTP/3 over QUIC: TLS 1.3 inside QUIC, no TCP connect)",
                K::kClient, false, "--protocol",
                [](const toml::node& v, ArmSettings& s) {
                  return SetParsed<&ArmSettings::protocol>(v, s, &ProtocolValue);

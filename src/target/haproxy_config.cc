@@ -118,8 +118,8 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   if (!c.groups.empty()) tls += " curves " + HaproxyQuoted(c.groups);
   if (!c.ciphersuites.empty()) tls += " ciphersuites " + HaproxyQuoted(c.ciphersuites);
   if (!c.tickets) tls += " no-tls-tickets";
-  line("  bind {} ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers{}{}",
-       BindAddress(listen), tls, c.early_data ? " allow-0rtt" : "");
+  line("  bind {} ssl ssl-min-ver TLSv1.3 alpn {} prefer-client-ciphers{}{}", BindAddress(listen),
+       c.h2 ? "h2,http/1.1" : "http/1.1", tls, c.early_data ? " allow-0rtt" : "");
   // HTTP/3 on the same port number over UDP, with the same chains and groups (a Retry only if
   // the arm asks: quic_retry).
   if (c.quic) {

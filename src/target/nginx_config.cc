@@ -71,6 +71,7 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
     line("    http3 on;");
     line("    quic_retry {};", c.quic_retry ? "on" : "off");
   }
+  if (c.h2) line("    http2 on;");
   line("    ssl_protocols TLSv1.3;");
   // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.
   for (const ServerCert& cert : c.certs) {

@@ -45,7 +45,10 @@ struct ServerConfig {
   // quic: HTTP/3 over QUIC on UDP as well, on the TCP port's number (the TCP listener stays: it
   // is what readiness polls, and an h1 client may share the server).
   bool quic = false;
-  bool quic_retry = false;   // h3: a Retry before every handshake (ArmSettings::quic_retry)
+  bool quic_retry = false;  // h3: a Retry before every handshake (ArmSettings::quic_retry)
+  // h2: HTTP/2 on the TCP listener as well (ALPN h2 beside http/1.1: nginx's `http2 on`,
+  // HAProxy's `alpn h2,http/1.1`).
+  bool h2 = false;
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)

@@ -292,12 +292,21 @@ Result<SslCtxPtr> MakeClientContext(const ClientTlsConfig& cfg) {
   if (!ctx) return ctx;
   if (Status s = SetClientOffer(ctx->get(), cfg); !s) return s.error();
   if (!cfg.tickets) SSL_CTX_set_options(ctx->get(), SSL_OP_NO_TICKET);
-  if (cfg.transport == Transport::kQuic) {
-    // SSL_CTX_set_alpn_protos returns 0 on success.
-    if (SSL_CTX_set_alpn_protos(ctx->get(), kAlpnH3, sizeof kAlpnH3) != 0) {
-      return SslError("offering ALPN h3");
+  const std::string alpn = cfg.alpn.empty() && cfg.transport == Transport::kQuic ? "h3" : cfg.alpn;
+  if (!alpn.empty()) {
+    if (alpn.size() > 255) {
+      return MakeError(ErrorKind::kUsage,
+                       fmt::format("ALPN token of {} bytes (at most 255)", alpn.size()));
     }
-  } else {
+    // Wire form: the token's length, then the token. SSL_CTX_set_alpn_protos returns 0 on
+    // success.
+    const std::string wire = std::string(1, static_cast<char>(alpn.size())) + alpn;
+    if (SSL_CTX_set_alpn_protos(ctx->get(), reinterpret_cast<const unsigned char*>(wire.data()),
+                                static_cast<unsigned int>(wire.size())) != 0) {
+      return SslError(fmt::format("offering ALPN {}", alpn));
+    }
+  }
+  if (cfg.transport != Transport::kQuic) {
     // Read whole flights per read(2), not a 5-byte record header and then its body: half the
     // system calls of a handshake, and a load generator's CPU is part of what it reports.
     SSL_CTX_set_read_ahead(ctx->get(), 1);

@@ -25,6 +25,9 @@ struct ClientTlsConfig {
   std::string sigalgs;       // OpenSSL list ("mldsa65:ecdsa_secp256r1_sha256"); "" = default
   std::string ciphersuites;  // TLS 1.3 suites; "" = OpenSSL default
   bool tickets = true;       // accept session tickets (needed for resume)
+  // alpn: the application protocol offered ("h2"; core/protocol.h says each protocol's);
+  // empty = none over TCP, h3 over QUIC (which requires ALPN).
+  std::string alpn;
   // Verification: against `trust_anchors` (the run's own roots: one per chain the server
   // holds), or the CAs of `ca_file`, or the system's trust store (`system_trust`); none of them
   // = no verification. `verify_name` (a DNS name or an IP literal) must then be in the

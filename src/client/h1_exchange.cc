@@ -1,0 +1,58 @@
+#include "client/h1_exchange.h"
+
+#include <fmt/format.h>
+
+#include "client/connection.h"
+
+namespace pqc {
+
+Status H1Exchange::BeginRequest(bool last) {
+  request_ = last ? &env_.request_close : &env_.request_keep_alive;
+  offset_ = 0;
+  awaiting_ = true;
+  began_ = false;
+  parser_.Reset();
+  return {};
+}
+
+std::string_view H1Exchange::Output() {
+  if (request_ == nullptr) return {};
+  return std::string_view(*request_).substr(offset_);
+}
+
+ExchangeStep H1Exchange::Feed(std::string_view in) {
+  if (!awaiting_) {
+    error_ = "unexpected data from the server between requests";
+    return {ExchangeStep::kError, false};
+  }
+  ExchangeStep step;
+  step.response_began = !began_;
+  began_ = true;
+  const ParseResult r = parser_.Feed(in);
+  if (r.status == ParseStatus::kError) {
+    error_ = fmt::format("{}: {}", HttpErrorName(parser_.error_class()), parser_.error_message());
+    step.status = ExchangeStep::kError;
+    return step;
+  }
+  if (r.status == ParseStatus::kNeedMore) return step;
+  awaiting_ = false;
+  if (r.consumed < in.size()) {
+    error_ = fmt::format("{} bytes after the end of the response", in.size() - r.consumed);
+    step.status = ExchangeStep::kError;
+    return step;
+  }
+  step.status = ExchangeStep::kComplete;
+  return step;
+}
+
+ExchangeStep::Status H1Exchange::FeedEof() {
+  // A clean end of stream completes only a body that runs until close.
+  if (awaiting_ && parser_.FeedEof() == ParseStatus::kComplete) {
+    awaiting_ = false;
+    return ExchangeStep::kComplete;
+  }
+  error_ = "server closed the connection before the response was complete";
+  return ExchangeStep::kError;
+}
+
+}  // namespace pqc

@@ -1,0 +1,192 @@
+#include "h2/client_session.h"
+
+#include <fmt/format.h>
+#include <nghttp2/nghttp2.h>
+
+#include <array>
+#include <charconv>
+
+namespace pqc::h2 {
+namespace {
+
+ClientSession* Self(void* user) {
+  return static_cast<ClientSession*>(user);
+}
+
+int BeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_RESPONSE) {
+    Self(user)->OnBeginHeaders(frame->hd.stream_id);
+  }
+  return 0;
+}
+
+int Header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
+           const uint8_t* value, size_t valuelen, uint8_t, void* user) {
+  Self(user)->OnHeader(frame->hd.stream_id,
+                       std::string_view(reinterpret_cast<const char*>(name), namelen),
+                       std::string_view(reinterpret_cast<const char*>(value), valuelen));
+  return 0;
+}
+
+int DataChunk(nghttp2_session*, uint8_t, int32_t stream, const uint8_t*, size_t len, void* user) {
+  Self(user)->OnData(stream, len);
+  return 0;
+}
+
+int FrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  if (frame->hd.type == NGHTTP2_GOAWAY) {
+    Self(user)->OnGoaway(frame->goaway.last_stream_id, frame->goaway.error_code);
+  }
+  Self(user)->OnFrame(frame->hd.flags, frame->hd.stream_id);
+  return 0;
+}
+
+int StreamClosed(nghttp2_session*, int32_t stream, uint32_t code, void* user) {
+  Self(user)->OnStreamClose(stream, code);
+  return 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ClientSession>> ClientSession::Make() {
+  std::unique_ptr<ClientSession> s(new ClientSession());
+  nghttp2_session_callbacks* cb = nullptr;
+  if (nghttp2_session_callbacks_new(&cb) != 0) {
+    return MakeError(ErrorKind::kSystem, "HTTP/2: out of memory for the session's callbacks");
+  }
+  nghttp2_session_callbacks_set_on_begin_headers_callback(cb, BeginHeaders);
+  nghttp2_session_callbacks_set_on_header_callback(cb, Header);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, DataChunk);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, FrameReceived);
+  nghttp2_session_callbacks_set_on_stream_close_callback(cb, StreamClosed);
+  const int rc = nghttp2_session_client_new(&s->session_, cb, s.get());
+  nghttp2_session_callbacks_del(cb);
+  if (rc != 0) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("HTTP/2: creating the session: {}", nghttp2_strerror(rc)));
+  }
+  const std::array<nghttp2_settings_entry, 2> settings{{
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kClientWindow)},
+  }};
+  if (int r =
+          nghttp2_submit_settings(s->session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
+      r != 0) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("HTTP/2: the client's SETTINGS: {}", nghttp2_strerror(r)));
+  }
+  if (int r =
+          nghttp2_session_set_local_window_size(s->session_, NGHTTP2_FLAG_NONE, 0, kClientWindow);
+      r != 0) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("HTTP/2: the connection's window: {}", nghttp2_strerror(r)));
+  }
+  return s;
+}
+
+ClientSession::~ClientSession() {
+  nghttp2_session_del(session_);
+}
+
+Status ClientSession::SubmitGet(std::string_view authority, std::string_view path) {
+  auto nv = [](std::string_view name, std::string_view value) {
+    return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+                      reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                      value.size(), NGHTTP2_NV_FLAG_NONE};
+  };
+  const std::array<nghttp2_nv, 4> head{nv(":method", "GET"), nv(":scheme", "https"),
+                                       nv(":authority", authority), nv(":path", path)};
+  const int32_t id =
+      nghttp2_submit_request(session_, nullptr, head.data(), head.size(), nullptr, nullptr);
+  if (id < 0) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("HTTP/2: submitting GET {}: {}", path, nghttp2_strerror(id)));
+  }
+  stream_ = id;
+  began_ = began_now_ = complete_ = false;
+  status_ = 0;
+  body_bytes_ = 0;
+  return {};
+}
+
+Status ClientSession::Output(std::string& out) {
+  for (;;) {
+    const uint8_t* data = nullptr;
+    const ssize_t n = nghttp2_session_mem_send(session_, &data);
+    if (n < 0) {
+      return MakeError(ErrorKind::kSystem, fmt::format("HTTP/2: framing output: {}",
+                                                       nghttp2_strerror(static_cast<int>(n))));
+    }
+    if (n == 0) return {};
+    out.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
+  }
+}
+
+FeedResult ClientSession::Feed(std::string_view in) {
+  began_now_ = completed_now_ = false;
+  const ssize_t n =
+      nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(in.data()), in.size());
+  if (n < 0) {
+    return Failed(
+        fmt::format("the server broke HTTP/2 ({})", nghttp2_strerror(static_cast<int>(n))));
+  }
+  if (!error_.empty()) return Failed(error_);
+  FeedResult r;
+  r.response_began = began_now_;
+  r.status = completed_now_ ? FeedStatus::kComplete : FeedStatus::kNeedMore;
+  return r;
+}
+
+void ClientSession::Terminate() {
+  nghttp2_session_terminate_session(session_, NGHTTP2_NO_ERROR);
+}
+
+FeedResult ClientSession::Failed(std::string why) {
+  error_ = std::move(why);
+  return {FeedStatus::kError, began_now_};
+}
+
+void ClientSession::OnBeginHeaders(int32_t stream) {
+  if (stream != stream_ || began_) return;
+  began_ = began_now_ = any_response_ = true;
+}
+
+void ClientSession::OnHeader(int32_t stream, std::string_view name, std::string_view value) {
+  if (stream != stream_ || name != ":status") return;
+  uint32_t code = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), code);
+  // nghttp2 has checked the pseudo-header's form (three digits); informational (1xx) heads
+  // come before the final one, which is the response's.
+  if (ec == std::errc() && end == value.data() + value.size() && (status_ == 0 || status_ < 200)) {
+    status_ = code;
+  }
+}
+
+void ClientSession::OnData(int32_t stream, size_t bytes) {
+  if (stream == stream_) body_bytes_ += bytes;
+}
+
+void ClientSession::OnFrame(uint8_t flags, int32_t stream) {
+  if (!any_response_) ++frames_before_response_;
+  if (stream == stream_ && (flags & NGHTTP2_FLAG_END_STREAM) != 0 && status_ >= 200) {
+    complete_ = completed_now_ = true;
+  }
+}
+
+void ClientSession::OnGoaway(int32_t last_stream, uint32_t code) {
+  goaway_ = true;
+  if (stream_ > last_stream && !complete_ && error_.empty()) {
+    error_ = fmt::format("the server went away (GOAWAY {}) before answering stream {}",
+                         nghttp2_http2_strerror(code), stream_);
+  }
+}
+
+void ClientSession::OnStreamClose(int32_t stream, uint32_t code) {
+  if (stream != stream_ || complete_ || !error_.empty()) return;
+  error_ =
+      code == NGHTTP2_NO_ERROR
+          ? fmt::format("the server closed stream {} before the response ended", stream)
+          : fmt::format("the server reset stream {} ({})", stream, nghttp2_http2_strerror(code));
+}
+
+}  // namespace pqc::h2
