@@ -294,6 +294,15 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
   EXPECT_NE(e.find("mode early needs early_data = true"), std::string::npos) << e;
   EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\n[target]\nearly_data = true\n"), "no error");
   EXPECT_EQ(ErrorOf("[load]\nmode = \"early\"\nexpect_early_rejected = true\n"), "no error");
+  // h2: on nginx and HAProxy, not yet on the embedded server; a Retry is QUIC's.
+  e = ErrorOf("[load]\nprotocol = \"h2\"\n");
+  EXPECT_NE(e.find("protocol h2 with target embedded"), std::string::npos) << e;
+  EXPECT_EQ(ErrorOf("[load]\nprotocol = \"h2\"\n[target]\nkind = \"nginx\"\n"), "no error");
+  e = ErrorOf("[load]\nprotocol = \"h2\"\n[target]\nkind = \"haproxy\"\nquic_retry = true\n");
+  EXPECT_NE(e.find("quic_retry = true with protocol h2"), std::string::npos) << e;
+  e = ErrorOf("[load]\nprotocol = \"h4\"\n");
+  EXPECT_NE(e.find("valid: h1 for HTTP/1.1 over TLS over TCP, h2 for HTTP/2"), std::string::npos)
+      << e;
   // quic_retry: a QUIC server's, and one the tool runs.
   e = ErrorOf("[target]\nquic_retry = true\n");
   EXPECT_NE(e.find("quic_retry = true with protocol h1"), std::string::npos) << e;

@@ -125,6 +125,7 @@ class TargetTest : public ::testing::Test {
       if (!c.measured) continue;
       ++measured;
       EXPECT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+      EXPECT_EQ(c.protocol, o.protocol);
       EXPECT_EQ(c.group, o.expect_group);
       EXPECT_EQ(c.signature_scheme, scheme);
       EXPECT_FALSE(c.resumed);
@@ -294,6 +295,80 @@ TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
     }
     EXPECT_GE(measured, 15u);
     EXPECT_TRUE(Summarize(*r).valid());
+    ASSERT_TRUE(t->Stop().ok());
+  }
+}
+
+// HTTP/2 (issue 42): nginx (`http2 on`) and HAProxy (`alpn h2,http/1.1`) serve a client that
+// offers ALPN h2 — every connection's group, scheme and protocol checked — fresh, resumed with
+// three streams one after another on each connection, and with the first request as early data;
+// without h2 on, every connection fails and says why.
+TEST_F(TargetTest, NginxAndHaproxyServeHttp2WhenTheArmAsks) {
+  config_.early_data = true;
+  for (auto& t : {MakeNginxTarget(NginxExe()), MakeHaproxyTarget(HaproxyExe())}) {
+    SCOPED_TRACE(t->name());
+    config_.h2 = true;
+    auto addr = t->Start(config_, Placement{}, work_);
+    ASSERT_TRUE(addr.ok()) << addr.error().message;
+    LoadOptions fresh = Options(*addr, "X25519MLKEM768", ConnMode::kFresh);
+    fresh.protocol = Protocol::kH2;
+    CheckServes(fresh, 0x0403);  // ecdsa_secp256r1_sha256
+    for (ConnMode mode : {ConnMode::kResume, ConnMode::kEarly}) {
+      SCOPED_TRACE(ConnModeName(mode));
+      LoadOptions o = Options(*addr, "X25519MLKEM768", mode);
+      o.protocol = Protocol::kH2;
+      o.requests = mode == ConnMode::kResume ? 3 : 1;
+      auto r = RunLoad(o, nullptr);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      size_t measured = 0;
+      for (const ConnectionRecord& c : r->connections) {
+        if (!c.measured) continue;
+        ++measured;
+        ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
+        EXPECT_EQ(c.protocol, Protocol::kH2);
+        EXPECT_EQ(c.group, "X25519MLKEM768");
+        EXPECT_TRUE(c.resumed);
+        EXPECT_EQ(c.request_count, o.requests);
+        if (mode == ConnMode::kEarly) {
+          EXPECT_EQ(c.early_data, EarlyData::kAccepted);
+        }
+        for (uint32_t k = 0; k < c.request_count; ++k) {
+          const RequestRecord& q = r->requests[c.first_request + k];
+          EXPECT_EQ(q.status, 200u);
+          EXPECT_EQ(q.body_bytes, 10240u);
+          EXPECT_GE(q.first_byte, q.sent);
+        }
+      }
+      EXPECT_GE(measured, 15u);
+      EXPECT_TRUE(Summarize(*r).valid());
+    }
+    ASSERT_TRUE(t->Stop().ok());
+    // The same server without h2: nginx refuses the handshake (no_application_protocol);
+    // HAProxy answers with no ALPN, and the client refuses to measure HTTP/1.1 as HTTP/2.
+    config_.h2 = false;
+    addr = t->Start(config_, Placement{}, work_);
+    ASSERT_TRUE(addr.ok()) << addr.error().message;
+    fresh.target = *addr;
+    auto r = RunLoad(fresh, nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    size_t refused = 0;
+    for (const ConnectionRecord& c : r->connections) {
+      if (!c.measured) continue;
+      if (t->name() == "nginx") {
+        EXPECT_EQ(c.error, ErrorClass::kTlsAlert);
+        EXPECT_NE(c.error_detail.find("no application protocol"), std::string::npos)
+            << c.error_detail;
+      } else {
+        EXPECT_EQ(c.error, ErrorClass::kHttp);
+        EXPECT_NE(c.error_detail.find("did not agree to HTTP/2 over TLS over TCP (ALPN h2: it "
+                                      "chose none)"),
+                  std::string::npos)
+            << c.error_detail;
+      }
+      ++refused;
+    }
+    EXPECT_GE(refused, 15u);
+    EXPECT_FALSE(Summarize(*r).valid());
     ASSERT_TRUE(t->Stop().ok());
   }
 }

@@ -47,8 +47,9 @@ struct LoadOptions {
   uint32_t requests = 1;            // per connection
   Nanos request_interval = 0;       // keep-alive think time between requests (reuse)
   std::string path = "/";
-  // protocol: h3 runs every connection over QUIC (tls.transport then kQuic): no TCP connect, the
-  // handshake from the first Initial sent (docs/methodology.md, "Phases over QUIC").
+  // protocol: h1 or h2 over TLS over TCP, or h3 over QUIC (no TCP connect, the handshake from
+  // the first Initial sent: docs/methodology.md, "Phases over QUIC"). It sets tls.transport and
+  // tls.alpn (core/protocol.h), whatever they hold.
   Protocol protocol = Protocol::kH1;
   ClientTlsConfig tls;
   unsigned threads = 1;

@@ -31,6 +31,10 @@ Result<std::unique_ptr<Worker>> Worker::Create(const LoadOptions& options, unsig
   if (!loop) return loop.error();
   // One context per thread: SSL_new on a shared context contends on its lock.
   ClientTlsConfig tls = options.tls;
+  // The protocol says what carries TLS and the ALPN offered (core/protocol.h), whatever the
+  // options' TLS settings say.
+  tls.transport = OverQuic(options.protocol) ? Transport::kQuic : Transport::kTcp;
+  tls.alpn = std::string(Describe(options.protocol).alpn);
   tls.release_buffers = options.request_interval > 0;
   auto ctx = MakeClientContext(tls);
   if (!ctx) return ctx.error();

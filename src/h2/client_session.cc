@@ -41,6 +41,13 @@ int FrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   return 0;
 }
 
+// LibraryError: nghttp2's account of a protocol error it met (it answers with a GOAWAY or a
+// RST_STREAM of its own).
+int LibraryError(nghttp2_session*, int, const char* msg, size_t len, void* user) {
+  Self(user)->OnLibraryError(std::string_view(msg, len));
+  return 0;
+}
+
 int StreamClosed(nghttp2_session*, int32_t stream, uint32_t code, void* user) {
   Self(user)->OnStreamClose(stream, code);
   return 0;
@@ -59,6 +66,7 @@ Result<std::unique_ptr<ClientSession>> ClientSession::Make() {
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, DataChunk);
   nghttp2_session_callbacks_set_on_frame_recv_callback(cb, FrameReceived);
   nghttp2_session_callbacks_set_on_stream_close_callback(cb, StreamClosed);
+  nghttp2_session_callbacks_set_error_callback2(cb, LibraryError);
   const int rc = nghttp2_session_client_new(&s->session_, cb, s.get());
   nghttp2_session_callbacks_del(cb);
   if (rc != 0) {
@@ -130,6 +138,11 @@ FeedResult ClientSession::Feed(std::string_view in) {
     return Failed(
         fmt::format("the server broke HTTP/2 ({})", nghttp2_strerror(static_cast<int>(n))));
   }
+  // Any protocol error nghttp2 met fails the connection: a server that breaks HTTP/2 is not
+  // one to time (nghttp2 has queued its GOAWAY or RST_STREAM).
+  if (!library_error_.empty()) {
+    return Failed(fmt::format("the server broke HTTP/2 ({})", library_error_));
+  }
   if (!error_.empty()) return Failed(error_);
   FeedResult r;
   r.response_began = began_now_;
@@ -179,6 +192,10 @@ void ClientSession::OnGoaway(int32_t last_stream, uint32_t code) {
     error_ = fmt::format("the server went away (GOAWAY {}) before answering stream {}",
                          nghttp2_http2_strerror(code), stream_);
   }
+}
+
+void ClientSession::OnLibraryError(std::string_view message) {
+  if (library_error_.empty()) library_error_ = message;
 }
 
 void ClientSession::OnStreamClose(int32_t stream, uint32_t code) {

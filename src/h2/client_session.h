@@ -68,6 +68,7 @@ class ClientSession {
   void OnFrame(uint8_t flags, int32_t stream);
   void OnGoaway(int32_t last_stream, uint32_t code);
   void OnStreamClose(int32_t stream, uint32_t code);
+  void OnLibraryError(std::string_view message);
 
  private:
   ClientSession() = default;
@@ -85,6 +86,7 @@ class ClientSession {
   uint64_t body_bytes_ = 0;
   uint32_t frames_before_response_ = 0;
   std::string error_;
+  std::string library_error_;
 };
 
 }  // namespace pqc::h2

@@ -24,8 +24,6 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.request_interval = s.request_interval;
   o.path = RequestPath(s);
   o.protocol = s.protocol;
-  o.tls.transport = OverQuic(s.protocol) ? Transport::kQuic : Transport::kTcp;
-  o.tls.alpn = std::string(Describe(s.protocol).alpn);
   o.tls.groups = OfferedGroups(s);
   o.tls.key_shares = s.key_shares;
   o.tls.sigalgs = s.sigalgs;
