@@ -115,6 +115,10 @@ void PrintSummary(const ServerStats& s) {
 bool Serves(const std::vector<Protocol>& protocols, Protocol p) {
   return std::find(protocols.begin(), protocols.end(), p) != protocols.end();
 }
+// ServesTcp: a TCP listener, for h1 or h2 (one listener serves both: ALPN picks).
+bool ServesTcp(const std::vector<Protocol>& protocols) {
+  return Serves(protocols, Protocol::kH1) || Serves(protocols, Protocol::kH2);
+}
 
 // kExposedMaxPerSource: --max-per-source auto beyond loopback — far above what one browser or
 // proxy holds, far below --max-connections' 20,000 per thread.
@@ -151,8 +155,9 @@ void AddServeFlags(CLI::App& app, ServeFlags& f) {
   app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--protocol", f.protocol,
-                 "h1 (HTTP/1.1 over TLS over TCP), h3 (HTTP/3 over QUIC on UDP) or h1,h3 (both, "
-                 "one port number)")
+                 "h1 (HTTP/1.1 over TLS over TCP), h2 (HTTP/2 as well on the same TCP "
+                 "listener: ALPN picks), h3 (HTTP/3 over QUIC on UDP), or a list such as "
+                 "h1,h2,h3 (one port number)")
       ->capture_default_str();
   auto* cert_opt =
       app.add_option("--cert", f.certs,
@@ -296,7 +301,8 @@ int ServeWithPeer(const ServeFlags& f) {
   n.work_dir = f.work_dir;
   n.listen = f.listen;
   n.config.groups = f.groups;
-  n.config.quic = Serves(f.protocols, Protocol::kH3);  // with h1 (ServeMain refused h3 alone)
+  n.config.quic = Serves(f.protocols, Protocol::kH3);  // with TCP (ServeMain refused h3 alone)
+  n.config.h2 = Serves(f.protocols, Protocol::kH2);
   if (auto listen = ParseAddress(f.listen)) n.config.quic_retry = QuicRetry(f, *listen);
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
@@ -327,7 +333,7 @@ struct Servers {
 };
 
 Result<Servers> StartServers(const ServerOptions& options, const std::vector<Protocol>& protocols) {
-  const bool h1 = Serves(protocols, Protocol::kH1);
+  const bool h1 = ServesTcp(protocols);
   const bool h3 = Serves(protocols, Protocol::kH3);
   // Port 0 with both: the kernel's free TCP port may be taken on UDP; a few tries, each with
   // a new TCP port, before that is the error.
@@ -384,6 +390,7 @@ int ServeEmbedded(const ServeFlags& f) {
   options.tls.tickets = f.tickets == "on";
   options.tls.session_cache = f.cache == "on";
   options.tls.max_early_data = f.early_data == "on" ? kEarlyDataBytes : 0;
+  options.tls.h2 = Serves(f.protocols, Protocol::kH2);
   options.handshake_timeout = f.handshake_timeout;
   options.idle_timeout = f.idle_timeout;
   options.handshake_cpu = f.handshake_cpu;
@@ -473,16 +480,16 @@ int ServeMain(int argc, char** argv) {
   }
   flags.protocols = std::move(*protocols);
   const bool peer = flags.use_nginx || flags.use_haproxy;
-  if (peer && !Serves(flags.protocols, Protocol::kH1)) {
+  if (peer && !ServesTcp(flags.protocols)) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
-                                          "--protocol with --nginx or --haproxy: h1, or h1,h3 "
-                                          "(they listen on TCP whenever they serve HTTP/3 on "
-                                          "UDP)"));
+                                          "--protocol with --nginx or --haproxy: h1 or h2 with "
+                                          "h3, e.g. h1,h3 (they listen on TCP whenever they "
+                                          "serve HTTP/3 on UDP)"));
   }
-  if (!flags.clients.empty() && !Serves(flags.protocols, Protocol::kH1)) {
+  if (!flags.clients.empty() && !ServesTcp(flags.protocols)) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,
                                           "--clients records ClientHellos over TCP: give "
-                                          "--protocol h1,h3 (or h1) with it"));
+                                          "--protocol h1,h3 (or h1, or h2) with it"));
   }
   if (app.count("--handshake-cpu") > 0 && (peer || Serves(flags.protocols, Protocol::kH3))) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

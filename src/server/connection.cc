@@ -51,6 +51,8 @@ Connection::Next Connection::OnReady(Nanos now) {
     case State::kReading:
     case State::kWriting:
       return Serve();
+    case State::kH2:
+      return ServeH2();
     case State::kLingering:
       return Linger();
   }
@@ -70,6 +72,7 @@ void Connection::OnDeadline() {
       }
       break;
     case State::kWriting:
+    case State::kH2:
       ++stats_.idle_timeouts;
       break;
     case State::kLingering:
@@ -105,6 +108,7 @@ Connection::Next Connection::Handshake() {
   }
   state_ = State::kReading;
   deadline_ = now_ + env_->idle_timeout;
+  if (AlpnIsH2()) return StartH2();
   // The handshake had to complete even after an answered `Connection: close` request: its
   // tickets are what the client's next early connection offers.
   if (early_answered_ && !keep_alive_) return BeginLinger();
@@ -131,6 +135,9 @@ Connection::Step Connection::EarlyData() {
       stats_.early_data_bytes += n;
       pending_.append(env_->scratch.data(), n);
     }
+    // HTTP/2's early bytes wait for the session, made once the handshake completes (no 0.5-RTT
+    // answer: the arm rules refuse early h2 arms on this server).
+    if (AlpnIsH2()) continue;
     // One request is answered early (a client sends its first one there); what follows it
     // waits, as pipelined input, for the handshake to complete.
     if (!early_answered_ && pending_off_ < pending_.size()) {
@@ -337,7 +344,7 @@ Connection::Step Connection::Blocked(int rc, int saved_errno) {
   }
   switch (f.outcome) {
     case SslOutcome::kClosed:
-      if (state_ == State::kReading && !mid_request_) {
+      if ((state_ == State::kReading && !mid_request_) || state_ == State::kH2) {
         ++stats_.closed_by_client;
         // Answer the client's close_notify: OpenSSL removes the session of a connection freed
         // without one from the server's cache.
@@ -355,6 +362,82 @@ Connection::Step Connection::Blocked(int rc, int saved_errno) {
       break;
   }
   return Step::kFailed;
+}
+
+bool Connection::AlpnIsH2() const {
+  const unsigned char* alpn = nullptr;
+  unsigned int len = 0;
+  SSL_get0_alpn_selected(ssl_.get(), &alpn, &len);
+  return len == 2 && alpn[0] == 'h' && alpn[1] == '2';
+}
+
+Connection::Next Connection::StartH2() {
+  auto session = h2::ServerSession::Make(env_->payload);
+  if (!session) {
+    stats_.last_tls_error = session.error().message;
+    ++stats_.tls_errors;
+    return Next::kClose;
+  }
+  h2_ = std::move(*session);
+  state_ = State::kH2;
+  observer_.reset();  // the ClientHello and handshake are recorded; no User-Agent is read here
+  out_.clear();
+  out_off_ = 0;
+  if (pending_off_ < pending_.size()) {
+    h2_->Feed(std::string_view(pending_).substr(pending_off_));
+    pending_.clear();
+    pending_off_ = 0;
+  }
+  return ServeH2();
+}
+
+Connection::Next Connection::ServeH2() {
+  for (int rounds = 0; rounds < kChunksPerWake; ++rounds) {
+    const h2::ServerCounts counts = h2_->TakeCounts();
+    stats_.requests += counts.requests;
+    stats_.not_found += counts.not_found;
+    stats_.bad_requests += counts.bad_requests;
+    if (out_off_ == out_.size()) {
+      out_.clear();
+      out_off_ = 0;
+      // At most about one record framed at a time: what a connection holds stays bounded
+      // however much its client asks for.
+      if (Status s = h2_->Output(out_, kWriteChunk); !s) {
+        stats_.last_tls_error = s.error().message;
+        ++stats_.tls_errors;
+        return Next::kClose;
+      }
+    }
+    if (out_off_ < out_.size()) {
+      const size_t len = std::min(out_.size() - out_off_, kWriteChunk);
+      size_t n = 0;
+      errno = 0;
+      const int rc = SSL_write_ex(ssl_.get(), out_.data() + out_off_, len, &n);
+      if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+      stats_.bytes_sent += n;
+      out_off_ += n;
+      deadline_ = now_ + env_->idle_timeout;
+      continue;
+    }
+    // Nothing left to write: a session that has ended (its GOAWAY is out) closes.
+    if (h2_->Ending() || h2_->Done()) {
+      if (h2_->Ending()) {
+        ++stats_.h2_protocol_errors;
+        stats_.last_h2_error = h2_->error();
+      }
+      return BeginLinger();
+    }
+    size_t n = 0;
+    errno = 0;
+    const int rc = SSL_read_ex(ssl_.get(), env_->scratch.data(), env_->scratch.size(), &n);
+    if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+    stats_.bytes_received += n;
+    deadline_ = now_ + env_->idle_timeout;
+    h2_->Feed(std::string_view(env_->scratch.data(), n));  // a failure queues its GOAWAY
+  }
+  if (HasBufferedInput() || out_off_ < out_.size()) return Next::kYield;
+  interest_ = kIoRead;
+  return Next::kWait;
 }
 
 bool Connection::HasBufferedInput() const {

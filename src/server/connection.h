@@ -1,8 +1,9 @@
 // Connection — one accepted TLS connection of the embedded target as a non-blocking state
 // machine: handshake, then requests (pipelined ones too) answered one at a time, then
-// keep-alive or a lingering close. It never blocks, never deletes itself and never touches
-// the event loop: each call returns what the owner (the Worker) must do next, so lifetime,
-// interest and timers stay in one place.
+// keep-alive or a lingering close; or, when ALPN chose h2, an HTTP/2 session
+// (h2/server_session.h) fed what is read and drained into writes of at most one record. It never
+// blocks, never deletes itself and never touches the event loop: each call returns what the owner
+// (the Worker) must do next, so lifetime, interest and timers stay in one place.
 //
 // Memory per connection is bounded: the unparsed rest of a read (pipelined requests), and an
 // output buffer of at most one TLS record (response head plus the first body bytes, so a
@@ -18,6 +19,7 @@
 
 #include "core/clock.h"
 #include "core/fd.h"
+#include "h2/server_session.h"
 #include "http/request_parser.h"
 #include "http/routes.h"
 #include "server/client_observer.h"
@@ -62,7 +64,7 @@ class Connection {
   void OnDeadline();
 
  private:
-  enum class State { kHandshake, kReading, kWriting, kLingering };
+  enum class State { kHandshake, kReading, kWriting, kH2, kLingering };
   // Step: the outcome of one phase of OnReady.
   enum class Step { kDone, kBlocked, kFailed };
 
@@ -72,6 +74,11 @@ class Connection {
   Step ReadRequest();
   void PrepareResponse();
   Step WriteResponse();
+  // ServeH2: the HTTP/2 session's turn: its output written, the client's bytes fed to it.
+  Next ServeH2();
+  // StartH2: the session, fed what early data brought.
+  Next StartH2();
+  bool AlpnIsH2() const;
   Next BeginLinger();
   Next Linger();
   // Blocked: interprets a failed SSL call; kBlocked after setting interest, else counts the
@@ -107,6 +114,8 @@ class Connection {
   bool cpu_spent_ = false;       // ConnectionEnv::handshake_cpu, once
 
   std::unique_ptr<ClientObserver> observer_;  // when env->clients is set
+  std::unique_ptr<h2::ServerSession> h2_;     // when ALPN chose h2
+  size_t out_off_ = 0;                        // of out_, written (HTTP/2)
 };
 
 }  // namespace pqc::server

@@ -54,9 +54,11 @@ void ServerStats::AddCounters(const ServerStats& o) {
   truncated += o.truncated;
   resets += o.resets;
   tls_errors += o.tls_errors;
+  h2_protocol_errors += o.h2_protocol_errors;
   bytes_received += o.bytes_received;
   bytes_sent += o.bytes_sent;
   if (!o.last_tls_error.empty()) last_tls_error = o.last_tls_error;
+  if (!o.last_h2_error.empty()) last_h2_error = o.last_h2_error;
   if (!o.loop_error.empty()) loop_error = o.loop_error;
 }
 
@@ -79,6 +81,7 @@ std::vector<std::pair<std::string_view, uint64_t>> ErrorCounts(const ServerStats
       {"truncated", s.truncated},
       {"reset", s.resets},
       {"tls-error", s.tls_errors},
+      {"h2-protocol-error", s.h2_protocol_errors},
   };
 }
 

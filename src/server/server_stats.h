@@ -67,6 +67,9 @@ struct ServerStats {
   uint64_t truncated = 0;         // the client closed in the middle of a request
   uint64_t resets = 0;
   uint64_t tls_errors = 0;  // alerts, bad records and other failures after the handshake
+  // HTTP/2 sessions ended with a GOAWAY for the client's fault: a broken frame, or one of the
+  // limits of h2/server_session.h (rapid reset, CONTINUATION, SETTINGS or PING floods).
+  uint64_t h2_protocol_errors = 0;
 
   // Application bytes (HTTP, not TLS records).
   uint64_t bytes_received = 0;
@@ -79,6 +82,7 @@ struct ServerStats {
   std::vector<WorkerStats> workers;
 
   std::string last_tls_error;  // OpenSSL's text for a recent TLS failure, for diagnosis
+  std::string last_h2_error;   // why the last HTTP/2 session that failed did
   std::string loop_error;      // an event loop that failed (never expected), else empty
 
   uint64_t handshakes() const { return handshakes_full + handshakes_resumed; }

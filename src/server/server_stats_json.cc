@@ -55,6 +55,7 @@ nlohmann::json ServerStatsJson(const ServerStats& s) {
   }
   j["threads"] = threads;
   j["last_tls_error"] = s.last_tls_error;
+  j["last_h2_error"] = s.last_h2_error;
   j["loop_error"] = s.loop_error;
   return j;
 }

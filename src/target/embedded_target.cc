@@ -49,7 +49,11 @@ std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerC
                              AbsolutePath(cert.key_file)});
   }
   if (!c.groups.empty()) argv.insert(argv.end(), {"--groups", c.groups});
-  if (c.quic) argv.insert(argv.end(), {"--protocol", "h1,h3"});
+  if (c.quic || c.h2) {
+    std::string list = c.h2 ? "h1,h2" : "h1";
+    if (c.quic) list += ",h3";
+    argv.insert(argv.end(), {"--protocol", list});
+  }
   if (!c.ciphersuites.empty()) argv.insert(argv.end(), {"--ciphersuites", c.ciphersuites});
   return argv;
 }

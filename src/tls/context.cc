@@ -60,6 +60,21 @@ int SelectH3(SSL*, const unsigned char** out, unsigned char* outlen, const unsig
   return SSL_TLSEXT_ERR_OK;
 }
 
+// SelectH2: a TCP server that speaks HTTP/2 prefers it, then HTTP/1.1; a client offering
+// neither is answered without ALPN (it may still speak HTTP/1.1 without saying so).
+int SelectH2(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+             unsigned int inlen, void*) {
+  static constexpr unsigned char kServerOrder[] = {2,   'h', '2', 8,   'h', 't',
+                                                   't', 'p', '/', '1', '.', '1'};
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, outlen, kServerOrder, sizeof kServerOrder, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_NOACK;
+  }
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
+
 constexpr const char* kDistributionBundle = "/etc/ssl/certs/ca-certificates.crt";
 constexpr const char* kDistributionDir = "/etc/ssl/certs";
 
@@ -151,6 +166,7 @@ Status ServerCommon(SSL_CTX* ctx, const ServerTlsConfig& cfg) {
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
     // Whole flights per read(2) rather than a record header, then its body.
     SSL_CTX_set_read_ahead(ctx, 1);
+    if (cfg.h2) SSL_CTX_set_alpn_select_cb(ctx, SelectH2, nullptr);
   }
   if (SSL_CTX_set1_groups_list(ctx, cfg.groups.c_str()) != 1) {
     return MakeError(ErrorKind::kUsage, fmt::format("server groups '{}' rejected by OpenSSL: {}",

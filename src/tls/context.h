@@ -57,6 +57,9 @@ struct ServerTlsConfig {
   // OpenSSL's anti-replay stays on: each ticket is accepted for early data once, through the
   // server's session cache, which early data therefore needs.
   uint32_t max_early_data = 0;
+  // h2: over TCP, ALPN chooses h2 for a client that offers it (else http/1.1; a client that
+  // offers neither is answered without ALPN, as one that offers none).
+  bool h2 = false;
 };
 
 // kEarlyDataBytes: what `early_data = true` allows: a request head, with room to spare.
