@@ -60,9 +60,12 @@ inline void StopEmbedded(std::unique_ptr<EmbeddedServer>& server) {
   server.reset();
 }
 
-// BlockingConnect: a TCP connection with 5 s timeouts both ways (none: refused).
-inline ScopedFd BlockingConnect(const SocketAddress& addr) {
+// BlockingConnect: a TCP connection with 5 s timeouts both ways (none: refused); `rcvbuf` > 0
+// sets a receive buffer that small first (a client that reads little is one the server can
+// write little to).
+inline ScopedFd BlockingConnect(const SocketAddress& addr, int rcvbuf = 0) {
   ScopedFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (rcvbuf > 0) ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   timeval tv{5, 0};
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

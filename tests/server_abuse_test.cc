@@ -346,3 +346,215 @@ TEST_F(ServerAbuseTest, FloodBeyondTheServersFileLimitDoesNotSpinAndRecovers) {
 
 }  // namespace
 }  // namespace pqc
+
+namespace pqc {
+namespace {
+
+// HTTP/2 attacks on the embedded server (issue 42), over a real TLS connection with ALPN h2:
+// each ends in a GOAWAY and a closed connection, or stalls on TCP's own flow control, with the
+// server's CPU and memory bounded and a well-behaved client served afterwards.
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload = {}) {
+  std::string f;
+  const uint32_t len = static_cast<uint32_t>(payload.size());
+  f += static_cast<char>(len >> 16);
+  f += static_cast<char>(len >> 8);
+  f += static_cast<char>(len);
+  f += static_cast<char>(type);
+  f += static_cast<char>(flags);
+  for (int shift = 24; shift >= 0; shift -= 8) f += static_cast<char>(stream >> shift);
+  f.append(payload);
+  return f;
+}
+
+constexpr uint8_t kData = 0, kHeaders = 1, kRstStream = 3, kSettings = 4, kGoaway = 7,
+                  kContinuation = 9;
+constexpr uint8_t kEndStream = 0x1, kEndHeaders = 0x4;
+// A GET / for :authority localhost in HPACK: indexed :method GET, :scheme https, :path /, then
+// :authority as a literal without indexing (name index 1).
+const std::string kGetBlock = std::string("\x82\x87\x84\x01\x09", 5) + "localhost";
+
+class H2Conn {
+ public:
+  explicit H2Conn(const SocketAddress& addr, int rcvbuf = 0) {
+    ClientTlsConfig cfg;
+    cfg.groups = {"X25519"};
+    cfg.alpn = "h2";
+    auto ctx = MakeClientContext(cfg);
+    if (!ctx) return;
+    ctx_ = std::move(*ctx);
+    fd_ = test::BlockingConnect(addr, rcvbuf);
+    if (!fd_.valid()) return;
+    ssl_.reset(SSL_new(ctx_.get()));
+    SSL_set_fd(ssl_.get(), fd_.get());
+    SSL_set_tlsext_host_name(ssl_.get(), "localhost");
+    if (SSL_connect(ssl_.get()) != 1) return;
+    const unsigned char* alpn = nullptr;
+    unsigned int len = 0;
+    SSL_get0_alpn_selected(ssl_.get(), &alpn, &len);
+    ok_ = len == 2 && alpn[0] == 'h' && alpn[1] == '2';
+    ok_ = ok_ && Send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + Frame(kSettings, 0, 0));
+  }
+  bool ok() const { return ok_; }
+  // Send: false once the server stops taking bytes (closed, or 5 s without room).
+  bool Send(const std::string& bytes) {
+    size_t n = 0;
+    return SSL_write_ex(ssl_.get(), bytes.data(), bytes.size(), &n) == 1;
+  }
+  // ReadToClose: what the server sends until it closes (at most `limit_s`); `closed` says
+  // whether it did.
+  std::string ReadToClose(double limit_s, bool* closed) {
+    std::string in;
+    char buf[16384];
+    const auto start = Clock::now();
+    *closed = false;
+    while (SecondsSince(start) < limit_s) {
+      size_t n = 0;
+      if (SSL_read_ex(ssl_.get(), buf, sizeof buf, &n) == 1) {
+        in.append(buf, n);
+        continue;
+      }
+      const int err = SSL_get_error(ssl_.get(), 0);
+      if (err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SYSCALL || err == SSL_ERROR_SSL) {
+        *closed = errno != EAGAIN && errno != EWOULDBLOCK;
+        if (*closed) break;
+      }
+    }
+    return in;
+  }
+
+ private:
+  SslCtxPtr ctx_;
+  ScopedFd fd_;
+  SslPtr ssl_;
+  bool ok_ = false;
+};
+
+struct Goaway {
+  long code = -1;  // -1: no GOAWAY
+  uint32_t last_stream = 0;
+};
+
+// FirstGoaway: the first GOAWAY among the server's frames.
+Goaway FirstGoaway(std::string_view in) {
+  auto u32 = [](std::string_view b) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(b[i]);
+    return v;
+  };
+  while (in.size() >= 9) {
+    const size_t len = (static_cast<uint8_t>(in[0]) << 16) | (static_cast<uint8_t>(in[1]) << 8) |
+                       static_cast<uint8_t>(in[2]);
+    if (in.size() < 9 + len) break;
+    if (static_cast<uint8_t>(in[3]) == kGoaway && len >= 8) {
+      return {static_cast<long>(u32(in.substr(13))), u32(in.substr(9)) & 0x7fffffffu};
+    }
+    in.remove_prefix(9 + len);
+  }
+  return {};
+}
+
+constexpr long kInternalError = 0x2, kEnhanceYourCalm = 0xb;
+
+class H2AbuseTest : public ServerAbuseTest {
+ protected:
+  void SetUp() override {
+    ServerAbuseTest::SetUp();
+    Serve({"--protocol", "h1,h2"});
+    cpu_before_ = CpuSeconds(child_.pid);
+    rss_before_ = test::VmRssKb(child_.pid);
+  }
+  // Bounded: the attack cost the server less than a second of CPU and 16 MiB of memory, and a
+  // well-behaved client is served.
+  void ExpectBounded() {
+    EXPECT_LT(CpuSeconds(child_.pid) - cpu_before_, 1.0);
+    EXPECT_LT(test::VmRssKb(child_.pid) - rss_before_, 16 * 1024L);
+    std::string why;
+    EXPECT_TRUE(GoodGetWithin(addr_, 5, &why)) << why;
+    StopServe();
+  }
+  double cpu_before_ = 0;
+  long rss_before_ = 0;
+};
+
+// A served request first: the session works, and its answer is a HEADERS frame then DATA.
+TEST_F(H2AbuseTest, AGetIsAnsweredOverHttp2) {
+  H2Conn c(addr_);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c.Send(Frame(kHeaders, kEndHeaders | kEndStream, 1, kGetBlock) +
+                     Frame(kGoaway, 0, 0, std::string(8, '\0'))));
+  bool closed = false;
+  const std::string in = c.ReadToClose(5, &closed);
+  EXPECT_TRUE(closed);
+  // Somewhere in the server's frames: a DATA frame on stream 1 with END_STREAM carrying "OK\n".
+  EXPECT_NE(in.find(Frame(kData, kEndStream, 1, "OK\n")), std::string::npos);
+  ExpectBounded();
+}
+
+// Rapid reset (CVE-2023-44487): streams opened and reset at once, 5,000 of them. nghttp2's
+// token bucket (1,000 resets, then 33 a second) ends the session — with INTERNAL_ERROR, as
+// nghttp2 words it — about 1,000 streams in, not 5,000.
+TEST_F(H2AbuseTest, RapidResetEndsTheSession) {
+  H2Conn c(addr_);
+  ASSERT_TRUE(c.ok());
+  std::string burst;
+  for (uint32_t i = 0; i < 5000; ++i) {
+    const uint32_t stream = 2 * i + 1;
+    burst += Frame(kHeaders, kEndHeaders | kEndStream, stream, kGetBlock);
+    burst += Frame(kRstStream, 0, stream, std::string("\0\0\0\x08", 4));  // CANCEL
+  }
+  c.Send(burst);  // may fail part-way: the server has closed
+  bool closed = false;
+  const std::string in = c.ReadToClose(5, &closed);
+  EXPECT_TRUE(closed);
+  const Goaway g = FirstGoaway(in);
+  EXPECT_EQ(g.code, kInternalError);
+  EXPECT_LT(g.last_stream, 2u * 1200u) << "streams served before the session ended";
+  ExpectBounded();
+}
+
+// CONTINUATION flood (CVE-2024-28182): a header block that never ends. After 8 CONTINUATION
+// frames the session ends.
+TEST_F(H2AbuseTest, ContinuationFloodEndsTheSession) {
+  H2Conn c(addr_);
+  ASSERT_TRUE(c.ok());
+  std::string flood = Frame(kHeaders, 0, 1, kGetBlock);
+  for (int i = 0; i < 100'000; ++i) flood += Frame(kContinuation, 0, 1);
+  c.Send(flood);
+  bool closed = false;
+  const std::string in = c.ReadToClose(5, &closed);
+  EXPECT_TRUE(closed);
+  EXPECT_NE(FirstGoaway(in).code, -1);
+  ExpectBounded();
+}
+
+// SETTINGS floods: a SETTINGS frame of more entries than the server takes (32) ends the
+// session; 300,000 empty ones (2.7 MB) from a client that reads nothing are acknowledged a
+// record at a time as the kernel takes them — the ACKs never queue inside the server, whose CPU
+// and memory stay bounded (measured: the kernel's buffers took all 2.7 MB of ACKs, even with
+// the client's receive buffer at 4 KiB).
+TEST_F(H2AbuseTest, SettingsFloodsEndTheSessionOrAreAcknowledgedWithinBounds) {
+  {
+    H2Conn c(addr_);
+    ASSERT_TRUE(c.ok());
+    std::string entries;
+    for (int i = 0; i < 100; ++i) entries += std::string("\x00\x03\x00\x00\x00\x64", 6);
+    c.Send(Frame(kSettings, 0, 0, entries));
+    bool closed = false;
+    const std::string in = c.ReadToClose(5, &closed);
+    EXPECT_TRUE(closed);
+    EXPECT_EQ(FirstGoaway(in).code, kEnhanceYourCalm);
+  }
+  {
+    H2Conn c(addr_, /*rcvbuf=*/4096);
+    ASSERT_TRUE(c.ok());
+    std::string one;
+    for (int i = 0; i < 1000; ++i) one += Frame(kSettings, 0, 0);
+    int sent = 0;
+    while (sent < 300 && c.Send(one)) ++sent;  // would stop if the server stopped reading (5 s)
+    EXPECT_GT(sent, 0);
+  }
+  ExpectBounded();
+}
+
+}  // namespace
+}  // namespace pqc

@@ -299,13 +299,15 @@ TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
   }
 }
 
-// HTTP/2 (issue 42): nginx (`http2 on`) and HAProxy (`alpn h2,http/1.1`) serve a client that
-// offers ALPN h2 — every connection's group, scheme and protocol checked — fresh, resumed with
-// three streams one after another on each connection, and with the first request as early data;
-// without h2 on, every connection fails and says why.
-TEST_F(TargetTest, NginxAndHaproxyServeHttp2WhenTheArmAsks) {
+// HTTP/2 (issue 42): the embedded server (`serve --protocol h1,h2`), nginx (`http2 on`) and
+// HAProxy (`alpn h2,http/1.1`) serve a client that offers ALPN h2 — every connection's group,
+// scheme and protocol checked — fresh, resumed with three streams one after another on each
+// connection, and (nginx, HAProxy) with the first request as early data; without h2 on, every
+// connection fails and says why.
+TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
   config_.early_data = true;
-  for (auto& t : {MakeNginxTarget(NginxExe()), MakeHaproxyTarget(HaproxyExe())}) {
+  for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
+                  MakeHaproxyTarget(HaproxyExe())}) {
     SCOPED_TRACE(t->name());
     config_.h2 = true;
     auto addr = t->Start(config_, Placement{}, work_);
@@ -314,6 +316,9 @@ TEST_F(TargetTest, NginxAndHaproxyServeHttp2WhenTheArmAsks) {
     fresh.protocol = Protocol::kH2;
     CheckServes(fresh, 0x0403);  // ecdsa_secp256r1_sha256
     for (ConnMode mode : {ConnMode::kResume, ConnMode::kEarly}) {
+      // The embedded server answers HTTP/2 early data only after the handshake (the arm rules
+      // refuse such arms): not measured here.
+      if (mode == ConnMode::kEarly && t->name() == "embedded") continue;
       SCOPED_TRACE(ConnModeName(mode));
       LoadOptions o = Options(*addr, "X25519MLKEM768", mode);
       o.protocol = Protocol::kH2;
@@ -343,8 +348,9 @@ TEST_F(TargetTest, NginxAndHaproxyServeHttp2WhenTheArmAsks) {
       EXPECT_TRUE(Summarize(*r).valid());
     }
     ASSERT_TRUE(t->Stop().ok());
-    // The same server without h2: nginx refuses the handshake (no_application_protocol);
-    // HAProxy answers with no ALPN, and the client refuses to measure HTTP/1.1 as HTTP/2.
+    // The same server without h2: nginx refuses the handshake (no_application_protocol); the
+    // embedded server and HAProxy answer with no ALPN, and the client refuses to measure
+    // HTTP/1.1 as HTTP/2.
     config_.h2 = false;
     addr = t->Start(config_, Placement{}, work_);
     ASSERT_TRUE(addr.ok()) << addr.error().message;
