@@ -463,14 +463,21 @@ class H2AbuseTest : public ServerAbuseTest {
     cpu_before_ = CpuSeconds(child_.pid);
     rss_before_ = test::VmRssKb(child_.pid);
   }
-  // Bounded: the attack cost the server less than a second of CPU and 16 MiB of memory, and a
-  // well-behaved client is served.
-  void ExpectBounded() {
+  // Bounded: the attack cost the server less than a second of CPU and 16 MiB of memory, a
+  // well-behaved client is served, and the server stops cleanly having counted `ended` sessions
+  // as the client's protocol errors.
+  void ExpectBounded(int ended) {
     EXPECT_LT(CpuSeconds(child_.pid) - cpu_before_, 1.0);
     EXPECT_LT(test::VmRssKb(child_.pid) - rss_before_, 16 * 1024L);
     std::string why;
     EXPECT_TRUE(GoodGetWithin(addr_, 5, &why)) << why;
-    StopServe();
+    kill(child_.pid, SIGTERM);
+    const test::BenchExit e = test::WaitBench(child_, std::chrono::seconds(10));
+    child_.pid = -1;
+    EXPECT_EQ(e.code, 0) << e.output;
+    const std::string errors =
+        ended > 0 ? "h2-protocol-error " + std::to_string(ended) : "errors        none";
+    EXPECT_NE(e.output.find(errors), std::string::npos) << e.output;
   }
   double cpu_before_ = 0;
   long rss_before_ = 0;
@@ -487,7 +494,7 @@ TEST_F(H2AbuseTest, AGetIsAnsweredOverHttp2) {
   EXPECT_TRUE(closed);
   // Somewhere in the server's frames: a DATA frame on stream 1 with END_STREAM carrying "OK\n".
   EXPECT_NE(in.find(Frame(kData, kEndStream, 1, "OK\n")), std::string::npos);
-  ExpectBounded();
+  ExpectBounded(0);
 }
 
 // Rapid reset (CVE-2023-44487): streams opened and reset at once, 5,000 of them. nghttp2's
@@ -509,7 +516,7 @@ TEST_F(H2AbuseTest, RapidResetEndsTheSession) {
   const Goaway g = FirstGoaway(in);
   EXPECT_EQ(g.code, kInternalError);
   EXPECT_LT(g.last_stream, 2u * 1200u) << "streams served before the session ended";
-  ExpectBounded();
+  ExpectBounded(1);
 }
 
 // CONTINUATION flood (CVE-2024-28182): a header block that never ends. After 8 CONTINUATION
@@ -524,7 +531,7 @@ TEST_F(H2AbuseTest, ContinuationFloodEndsTheSession) {
   const std::string in = c.ReadToClose(5, &closed);
   EXPECT_TRUE(closed);
   EXPECT_NE(FirstGoaway(in).code, -1);
-  ExpectBounded();
+  ExpectBounded(1);
 }
 
 // SETTINGS floods: a SETTINGS frame of more entries than the server takes (32) ends the
@@ -553,7 +560,7 @@ TEST_F(H2AbuseTest, SettingsFloodsEndTheSessionOrAreAcknowledgedWithinBounds) {
     while (sent < 300 && c.Send(one)) ++sent;  // would stop if the server stopped reading (5 s)
     EXPECT_GT(sent, 0);
   }
-  ExpectBounded();
+  ExpectBounded(1);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ int Header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, si
 }
 
 int FrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  if (frame->hd.type == NGHTTP2_GOAWAY) Self(user)->OnPeerGoaway();
   // A request ends with the END_STREAM flag on its HEADERS (a GET) or on its last DATA frame.
   if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
@@ -121,13 +122,8 @@ bool ServerSession::Feed(std::string_view in) {
     nghttp2_session_terminate_session(session_, NGHTTP2_ENHANCE_YOUR_CALM);
     return false;
   }
-  if (!error_.empty()) return false;
-  if (nghttp2_session_want_read(session_) == 0) {
-    // nghttp2 ended the session (a GOAWAY went or is queued): a protocol error or a limit.
-    error_ = "the session ended (GOAWAY)";
-    return false;
-  }
-  return true;
+  // A client's own GOAWAY is no error: the session is Done once both sides have said all.
+  return error_.empty();
 }
 
 Status ServerSession::Output(std::string& out, size_t limit) {
@@ -146,6 +142,12 @@ Status ServerSession::Output(std::string& out, size_t limit) {
 
 bool ServerSession::Done() const {
   return nghttp2_session_want_read(session_) == 0 && nghttp2_session_want_write(session_) == 0;
+}
+
+bool ServerSession::Failed() const {
+  // nghttp2 ends a session itself, with no error reported, at some of its limits (the stream
+  // resets' token bucket, too many SETTINGS entries): Done with no GOAWAY from the client.
+  return !error_.empty() || (Done() && !peer_goaway_);
 }
 
 void ServerSession::Shutdown() {

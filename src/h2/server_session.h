@@ -53,8 +53,11 @@ class ServerSession {
   Status Output(std::string& out, size_t limit);
   // Done: neither side has anything more to say (after a GOAWAY either way).
   bool Done() const;
-  // Ending: the session has failed or been told to go away; only its output remains.
+  // Ending: the client broke the protocol or a limit; only the session's GOAWAY remains to send.
   bool Ending() const { return !error_.empty(); }
+  // Failed: the session ended for the client's fault — Ending, or ended by nghttp2 at one of
+  // its limits (meaningful once Done).
+  bool Failed() const;
   // Shutdown: a GOAWAY (no error) for a server stopping or timing a connection out.
   void Shutdown();
 
@@ -67,6 +70,7 @@ class ServerSession {
   int OnRequestEnd(int32_t stream);
   void OnStreamClose(int32_t stream);
   void OnLibraryError(std::string_view message);
+  void OnPeerGoaway() { peer_goaway_ = true; }
   // ReadBody: the next body bytes of `stream` into buf; sets *eof at the end.
   size_t ReadBody(int32_t stream, uint8_t* buf, size_t length, bool* eof);
 
@@ -87,6 +91,7 @@ class ServerSession {
   std::unordered_map<int32_t, Stream> streams_;
   ServerCounts counts_;
   std::string error_;
+  bool peer_goaway_ = false;
 };
 
 }  // namespace pqc::h2

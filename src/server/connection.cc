@@ -421,9 +421,11 @@ Connection::Next Connection::ServeH2() {
     }
     // Nothing left to write: a session that has ended (its GOAWAY is out) closes.
     if (h2_->Ending() || h2_->Done()) {
-      if (h2_->Ending()) {
+      if (h2_->Failed()) {
         ++stats_.h2_protocol_errors;
-        stats_.last_h2_error = h2_->error();
+        stats_.last_h2_error = h2_->error().empty()
+                                   ? "the client went past a limit of the session (GOAWAY)"
+                                   : h2_->error();
       }
       return BeginLinger();
     }

@@ -202,6 +202,7 @@ def main():
     ca = "/tmp/pqc-ca.pem"
     arm_json = "/tmp/pqc-arm.json"
     h3_ca = "/tmp/pqc-h3-ca.pem"
+    h2_ca = "/tmp/pqc-h2-ca.pem"
 
     def local(cmd):
         return cmd.replace("127.0.0.1:8443", f"127.0.0.1:{port}")
@@ -296,6 +297,19 @@ def main():
         held = re.search(r"anti-amplification limit \(over 3× the client's Initials\): (\d+) of "
                          r"(\d+)", out)
         assert held and held.group(1) == held.group(2) == m.group(1), out[-2000:]
+
+    def h2_serve(out, before):
+        assert os.path.exists(h2_ca), f"serve did not write {h2_ca}"
+
+    def h2_load(out, before):
+        assert "over HTTP/2" in out, out[-2000:]
+        # Every connection negotiated the hybrid and the ML-DSA chain and got its "OK\n".
+        m = re.search(r"negotiated \((\d+) handshakes\)", out)
+        assert m and int(m.group(1)) > 0, out[-2000:]
+        n = int(m.group(1))
+        assert f"- groups: X25519MLKEM768 {n}\n" in out, out[-2000:]
+        assert f"- signature algorithms: mldsa65 {n}\n" in out, out[-2000:]
+        assert f"- response bodies: {3 * n} total" in out, out[-2000:]
 
     def before_run(out, before):
         arms_ok(summary_of(only_run("before")), FRESH_ARMS)
@@ -486,6 +500,12 @@ def main():
          f"X25519MLKEM768",
          "shorten:--group X25519MLKEM768:--group X25519MLKEM768 --duration 1s --warmup 0.5s",
          False, False, 60, h3_load),
+        (f"build/src/pqc-bench serve --listen 127.0.0.1:8446 --protocol h1,h2 --cert ml-dsa-65 "
+         f"--write-ca {h2_ca} &", "background", True, False, 20, h2_serve),
+        (f"build/src/pqc-bench load --target 127.0.0.1:8446 --ca {h2_ca} --protocol h2 --group "
+         f"X25519MLKEM768",
+         "shorten:--group X25519MLKEM768:--group X25519MLKEM768 --duration 1s --warmup 0.5s",
+         False, False, 60, h2_load),
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before",
          f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before "
          f"{SHORT_RUN}", False, False, 120, before_run),
