@@ -74,18 +74,20 @@ def h2load_from_env():
     sys.exit(f"no PQC_H2LOAD in {env_sh}")
 
 
-def server_flags(group):
-    return ["--cert", CHAIN, "--groups", group, "--threads", "1"]
+def server_flags(group, protocol="h1"):
+    # h2: HTTP/2 beside HTTP/1.1 on the TCP listener (ALPN picks).
+    return ["--cert", CHAIN, "--groups", group, "--threads", "1", "--protocol",
+            "h1,h2" if protocol == "h2" else "h1"]
 
 
 class Server:
     """`pqc-bench serve` on a free loopback port; stops on SIGTERM."""
 
-    def __init__(self, bench, group, workdir):
+    def __init__(self, bench, group, workdir, protocol="h1"):
         self.ca = os.path.join(workdir, f"ca-{group}.pem")
         self.proc = subprocess.Popen([bench, "serve", "--listen", "127.0.0.1:0", "--write-ca",
-                                      self.ca, *server_flags(group)], stdout=subprocess.PIPE,
-                                     text=True)
+                                      self.ca, *server_flags(group, protocol)],
+                                     stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         m = re.match(r"listening on (\S+)", line)
         if not m:
@@ -102,8 +104,9 @@ class Place:
     """Where a client runs: against a loopback Server, or inside `pqc-bench link` at an RTT
     (then the placeholders become $PQC_TARGET and $PQC_CA in the client namespace)."""
 
-    def __init__(self, bench, rtt_ms, group, server=None):
+    def __init__(self, bench, rtt_ms, group, server=None, protocol="h1"):
         self.bench, self.rtt_ms, self.group, self.server = bench, rtt_ms, group, server
+        self.protocol = protocol
 
     def run(self, cmd, out_path, timeout):
         """Runs cmd with its stdout and stderr in out_path; returns its exit status."""
@@ -114,7 +117,8 @@ class Place:
                                       timeout=timeout).returncode
         inner = " ".join(shell_word(a) for a in cmd) + f" >{shlex.quote(out_path)} 2>&1"
         link = [self.bench, "link", "--rtt", f"{self.rtt_ms}ms",
-                "--server=" + " ".join(server_flags(self.group)), "--", "sh", "-c", inner]
+                "--server=" + " ".join(server_flags(self.group, self.protocol)), "--", "sh", "-c",
+                inner]
         p = subprocess.run(link, capture_output=True, text=True, timeout=timeout)
         if "link: rtt" not in p.stderr + p.stdout:
             sys.exit(f"link did not come up ({p.returncode}):\n{p.stderr[-2000:]}")
@@ -163,25 +167,28 @@ def parse_log(path):
     return rows
 
 
-def h2load_cmd(h2load, group, rate, count, log):
-    return [h2load, "--h1", "-t", "1", "-r", "1", "--rate-period", f"{1000 // rate}ms",
-            "-c", str(count), "-n", str(count), "--groups", group, "--tls13-ciphers", CIPHER,
-            "--sni", "localhost", "--log-file", log, f"https://{TARGET}/"]
+def h2load_cmd(h2load, group, rate, count, log, protocol="h1"):
+    # Without --h1 h2load offers ALPN h2 (and speaks HTTP/2), as our `--protocol h2` does.
+    return [h2load, *(["--h1"] if protocol == "h1" else []), "-t", "1", "-r", "1",
+            "--rate-period", f"{1000 // rate}ms", "-c", str(count), "-n", str(count),
+            "--groups", group, "--tls13-ciphers", CIPHER, "--sni", "localhost", "--log-file", log,
+            f"https://{TARGET}/"]
 
 
 def run_h2load(h2load, place, rate, count, work, tag):
     log, out = os.path.join(work, f"h2load-{tag}.log"), os.path.join(work, f"h2load-{tag}.out")
     if os.path.exists(log):
         os.remove(log)  # h2load appends
-    place.run(h2load_cmd(h2load, place.group, rate, count, log), out, timeout=300)
+    place.run(h2load_cmd(h2load, place.group, rate, count, log, place.protocol), out, timeout=300)
     text = open(out).read()
     res = parse_h2load(text)
     res["log"] = parse_log(log) if os.path.exists(log) else []
     return res
 
 
-def load_cmd(bench, group, rate, seconds, json_path, samples, verify):
-    cmd = [bench, "load", "--target", TARGET, "--mode", "fresh", "--rate", str(rate),
+def load_cmd(bench, group, rate, seconds, json_path, samples, verify, protocol="h1"):
+    cmd = [bench, "load", "--target", TARGET, "--protocol", protocol, "--mode", "fresh",
+           "--rate", str(rate),
            "--duration", f"{seconds}s", "--warmup", "0s", "--groups", group, "--ciphersuites",
            CIPHER, "--max-lag-p99", "100ms", "--json", json_path, "--samples", samples]
     return cmd + (["--ca", CA] if verify else [])
@@ -192,7 +199,7 @@ def run_load(bench, place, rate, seconds, work, tag, verify):
     for p in (js, samples):
         if os.path.exists(p):
             os.remove(p)
-    place.run(load_cmd(bench, place.group, rate, seconds, js, samples, verify),
+    place.run(load_cmd(bench, place.group, rate, seconds, js, samples, verify, place.protocol),
               os.path.join(work, f"load-{tag}.out"), timeout=300)
     doc = json.load(open(js))
     gaps, tail = [], []
@@ -236,23 +243,24 @@ def rate_for(rtt_ms, args):
     return args.rate if rtt_ms == 0 else args.rate_rtt
 
 
-def measure_cell(bench, h2load, rtt_ms, group, args, work, tag):
-    """One round of one cell: h2load, then load, at the same rate and count."""
+def measure_cell(bench, h2load, rtt_ms, group, args, work, tag, protocol="h1"):
+    """One round of one cell: h2load, then load, at the same rate and count, both speaking
+    `protocol` (h1 or h2)."""
     rate = rate_for(rtt_ms, args)
     count = rate * args.seconds
     if rtt_ms == 0:
-        server = Server(bench, group, work)
+        server = Server(bench, group, work, protocol)
         try:
-            place = Place(bench, 0, group, server)
+            place = Place(bench, 0, group, server, protocol)
             # A few connections first, so that neither client meets a cold server.
-            place.run(h2load_cmd(h2load, group, 50, 5, os.path.join(work, "warm.log")),
+            place.run(h2load_cmd(h2load, group, 50, 5, os.path.join(work, "warm.log"), protocol),
                       os.path.join(work, "warm.out"), timeout=60)
             h2 = run_h2load(h2load, place, rate, count, work, tag)
             ld = run_load(bench, place, rate, args.seconds, work, tag, args.verify)
         finally:
             server.stop()
     else:
-        place = Place(bench, rtt_ms, group)
+        place = Place(bench, rtt_ms, group, protocol=protocol)
         h2 = run_h2load(h2load, place, rate, count, work, tag)
         ld = run_load(bench, place, rate, args.seconds, work, tag, args.verify)
     return compare(h2, ld)
@@ -302,6 +310,8 @@ def parse_args(argv=None):
     ap.add_argument("--rate", type=int, default=20, help="connections/s on loopback")
     ap.add_argument("--rate-rtt", type=int, default=10, help="connections/s over the link")
     ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--protocol", default="h1", choices=["h1", "h2"],
+                    help="what both clients speak: HTTP/1.1 (h2load --h1) or HTTP/2")
     ap.add_argument("--verify", action="store_true",
                     help="load verifies the chain (--ca); h2load never does")
     args = ap.parse_args(argv)
@@ -323,7 +333,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pqc-h2load-") as work:
         for rnd in range(1, args.rounds + 1):
             for rtt_ms, group in cells:
-                c = measure_cell(bench, h2load, rtt_ms, group, args, work, f"{rtt_ms}-{group}")
+                c = measure_cell(bench, h2load, rtt_ms, group, args, work, f"{rtt_ms}-{group}",
+                                 args.protocol)
                 rows.setdefault((rtt_ms, group), []).append(c)
                 print_round(rnd, rtt_ms, group, c)
     print()

@@ -10,7 +10,8 @@ and says what each side's numbers span). Asserted:
 - Every h2load request logged status 200, one per connection.
 - The means agree within 10 % (median over interleaved rounds of ours ÷ h2load): connect +
   handshake (h2load "time for connect") and time to the first response byte (h2load "time to
-  1st byte"), on loopback and at 70 ms of emulated RTT. A sanitizer build (third argument)
+  1st byte"), on loopback and at 70 ms of emulated RTT, over HTTP/1.1 (h2load --h1) and over
+  HTTP/2 (both offering ALPN h2 to `serve --protocol h1,h2`). A sanitizer build (third argument)
   instruments our client but not h2load: its loopback timing is printed, not judged; at 70 ms
   the wire dominates and is judged.
 Skips (77) when h2load is missing; without root it runs the loopback part and then skips,
@@ -54,7 +55,7 @@ def check_groups(bench, h2load, work):
     return failures
 
 
-def check_cell(bench, h2load, rtt_ms, work, judge_timing, attempt=1):
+def check_cell(bench, h2load, rtt_ms, work, judge_timing, protocol, attempt=1):
     """Interleaved rounds of both clients at one RTT. A timing beyond ±10 % is measured once
     more (all rounds again) before it fails: a burst of other jobs on the two shared cores once
     put a whole loopback cell at 0.87-0.89 (CI, 2026-12-03); a real difference in what the
@@ -62,28 +63,30 @@ def check_cell(bench, h2load, rtt_ms, work, judge_timing, attempt=1):
     args = hc.parse_args(["--rate", "20", "--rate-rtt", "10", "--seconds", "3"])
     failures, cs, timing = [], [], []
     for rnd in range(1, ROUNDS[rtt_ms] + 1):
-        c = hc.measure_cell(bench, h2load, rtt_ms, GROUP, args, work, f"{rtt_ms}")
+        c = hc.measure_cell(bench, h2load, rtt_ms, GROUP, args, work, f"{rtt_ms}", protocol)
+        print(f"{protocol}: ", end="")
         hc.print_round(rnd, rtt_ms, GROUP, c)
         cs.append(c)
         n = hc.rate_for(rtt_ms, args) * args.seconds
         if c["h2_n"] != n or c["h2_200"] != n:
-            failures.append(f"rtt {rtt_ms} round {rnd}: h2load logged {c['h2_n']} requests, "
+            failures.append(f"{protocol} rtt {rtt_ms} round {rnd}: h2load logged {c['h2_n']} requests, "
                             f"{c['h2_200']} with status 200, expected {n}")
         if c["ours_groups"] != {GROUP: n} or c["ours_errors"] != 0:
-            failures.append(f"rtt {rtt_ms} round {rnd}: ours negotiated {c['ours_groups']}, "
+            failures.append(f"{protocol} rtt {rtt_ms} round {rnd}: ours negotiated {c['ours_groups']}, "
                             f"{c['ours_errors']} errors, expected {GROUP} × {n}")
     for key, what in (("hs_ratio", "connect+handshake"), ("ttfb_ratio", "time to first byte")):
         ratio = statistics.median(c[key] for c in cs)
         verdict = "ok" if abs(ratio - 1) <= TOLERANCE else "FAIL"
         if not judge_timing:
             verdict = "not judged (sanitizer build)"
-        print(f"rtt {rtt_ms} ms: {what} ours/h2load median {ratio:.3f} over {len(cs)} rounds "
+        print(f"{protocol} rtt {rtt_ms} ms: {what} ours/h2load median {ratio:.3f} over {len(cs)} rounds "
               f"(attempt {attempt}): {verdict}")
         if judge_timing and verdict == "FAIL":
-            timing.append(f"rtt {rtt_ms} ms: {what} ours/h2load = {ratio:.3f}, beyond ±10 %")
+            timing.append(f"{protocol} rtt {rtt_ms} ms: {what} ours/h2load = {ratio:.3f}, beyond ±10 %")
     if timing and attempt == 1 and not failures:
-        print(f"rtt {rtt_ms} ms: beyond ±10 % on the first attempt: measuring once more")
-        return check_cell(bench, h2load, rtt_ms, work, judge_timing, attempt=2)
+        print(f"{protocol} rtt {rtt_ms} ms: beyond ±10 % on the first attempt: measuring once "
+              f"more")
+        return check_cell(bench, h2load, rtt_ms, work, judge_timing, protocol, attempt=2)
     return failures + timing
 
 
@@ -98,10 +101,11 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="pqc-h2load-test-") as work:
         failures += check_groups(bench, h2load, work)
-        failures += check_cell(bench, h2load, 0, work, judge_timing=not sanitized)
         root = os.geteuid() == 0
-        if root:
-            failures += check_cell(bench, h2load, 70, work, judge_timing=True)
+        for protocol in ("h1", "h2"):
+            failures += check_cell(bench, h2load, 0, work, not sanitized, protocol)
+            if root:
+                failures += check_cell(bench, h2load, 70, work, True, protocol)
     for f in failures:
         print("FAIL:", f)
     if failures:
