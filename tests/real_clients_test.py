@@ -8,7 +8,9 @@ libraries as clients (issue 17): what they negotiate with the three servers `ser
   AES_128_GCM, as Chromium's own network stack reports them (CDP securityDetails); and over
   HTTP/3 from the embedded server, nginx and HAProxy (`serve [--nginx|--haproxy] --protocol
   h1,h3`, QUIC forced for their origins): protocol h3, QUIC, X25519MLKEM768, with no HTTP/3 error on the embedded
-  server's side.
+  server's side; and over HTTP/2 from the three (`serve [--nginx|--haproxy] --protocol h1,h2`):
+  protocol h2 (Chromium offers ALPN h2 first), TLS 1.3, X25519MLKEM768, and no HTTP/2 error
+  on the embedded server's side.
 - The system's curl and Python (urllib; Debian's OpenSSL 3.0, no ML-KEM) get "OK\\n" from every
   server, verifying it against the CA `serve --write-ca` wrote.
 - The set-up's OpenSSL 3.5 `s_client -sigalgs mldsa65` against an embedded server holding an
@@ -133,7 +135,7 @@ def rows(db_path):
         db.close()
 
 
-def check_browser(node, modules, chromium, servers, spkis, failures, quic=False):
+def check_browser(node, modules, chromium, servers, spkis, failures, quic=False, h2=False):
     """Chromium fetches every server's / once: over TLS over TCP, or with `quic` over HTTP/3
     (QUIC forced for those origins: Chromium's network stack then reports protocol h3 and, for
     the TLS inside QUIC, "QUIC" as the security protocol)."""
@@ -171,6 +173,9 @@ def check_browser(node, modules, chromium, servers, spkis, failures, quic=False)
         if quic and fetch.get("protocol") != "h3":
             failures.append(f"chromium ← {server.name}: HTTP version {fetch.get('protocol')!r}, "
                             f"expected 'h3'")
+        if h2 and fetch.get("protocol") != "h2":
+            failures.append(f"chromium ← {server.name}: HTTP version {fetch.get('protocol')!r}, "
+                            f"expected 'h2'")
     if len(result["fetches"]) != len(servers):
         failures.append(f"chromium: {len(result['fetches'])} fetches, expected {len(servers)}")
 
@@ -306,7 +311,15 @@ def main():
                                                             "--work-dir",
                                                             os.path.join(work, f"{kind}-h3")],
                                       work))
-            web, mldsa, h3 = servers[:3], servers[3], servers[4:7]
+            # HTTP/2 beside HTTP/1.1 on TCP: the embedded server, nginx and HAProxy.
+            servers.append(Server("h2", bench, ["--protocol", "h1,h2", "--cert", "ecdsa-p256",
+                                                "--duration", "120s"], work))
+            for kind in ("nginx", "haproxy"):
+                servers.append(Server(f"{kind}-h2", bench, [f"--{kind}", "--protocol", "h1,h2",
+                                                            "--work-dir",
+                                                            os.path.join(work, f"{kind}-h2")],
+                                      work))
+            web, mldsa, h3, h2 = servers[:3], servers[3], servers[4:7], servers[7:10]
             spkis = []
             for s in web:
                 body, version, cipher, leaf = python_fetch(s.url, s.ca)
@@ -321,13 +334,15 @@ def main():
             check_browser(node, modules, chromium, web, spkis, failures)
             h3_spkis = [spki_hash(openssl, python_fetch(s.url, s.ca)[3]) for s in h3]
             check_browser(node, modules, chromium, h3, h3_spkis, failures, quic=True)
+            h2_spkis = [spki_hash(openssl, python_fetch(s.url, s.ca)[3]) for s in h2]
+            check_browser(node, modules, chromium, h2, h2_spkis, failures, h2=True)
             check_s_client(openssl, mldsa, failures)
         finally:
             outputs = {s.name: s.stop() for s in servers}
         # The HTTP/3 server saw Chromium's QUIC connection through without an HTTP/3 error.
-        h3_out = outputs["h3"]
-        if re.search(r"errors\s+none", h3_out) is None:
-            failures.append(f"h3 server: errors at stop:\n{h3_out}")
+        for name in ("h3", "h2"):
+            if re.search(r"errors\s+none", outputs[name]) is None:
+                failures.append(f"{name} server: errors at stop:\n{outputs[name]}")
         recorded = check_recorded("embedded", outputs["embedded"], clients_db, failures)
         recorded_mldsa = check_recorded("mldsa", outputs["mldsa"], mldsa_db, failures)
         check_observatory(recorded, recorded_mldsa, failures)
