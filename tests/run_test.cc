@@ -892,9 +892,9 @@ TEST(RunTest, DualCertificateScenarioServesEachClientKindItsChain) {
   }
 }
 
-// The shipped HTTP/3 study, short, as root at its 70 ms network with the hybrid, on the embedded
-// server, nginx and HAProxy: h1 and h3 side by side on one server per trial; an h3 arm has no
-// connect phase, and the report's round-trip table gives each h3 arm the QUIC model's
+// The shipped protocols study, short, as root at its 70 ms network with the hybrid, on the
+// embedded server, nginx and HAProxy: h1, h2 and h3 side by side on one server per trial; an h3
+// arm has no connect phase, an h2 arm the model's TCP round trips as h1's, and the report's round-trip table gives each h3 arm the QUIC model's
 // expectation (an ecdsa-p256 flight within the Initials' 3× budget: 1; ml-dsa-65's beyond it:
 // 2), which the measurement meets.
 TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
@@ -908,7 +908,7 @@ TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
                    {"--only", "network=rtt70", "--only", "group=X25519MLKEM768", "--only",
                     "chain=ecdsa-p256,ml-dsa-65", "--set", std::string("target=") + target},
                    dir);
-    ASSERT_EQ(summary["arms"].size(), 4u) << summary.dump();
+    ASSERT_EQ(summary["arms"].size(), 6u) << summary.dump();
     ExpectArmsValid(summary);
     for (const auto& arm : summary["arms"]) {
       ASSERT_NE(arm["status"], "failed") << arm["failure"];
