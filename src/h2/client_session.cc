@@ -6,50 +6,22 @@
 #include <array>
 #include <charconv>
 
+#include "h2/session_callbacks.h"
+
 namespace pqc::h2 {
 namespace {
 
-ClientSession* Self(void* user) {
-  return static_cast<ClientSession*>(user);
-}
-
-int BeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-  if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_RESPONSE) {
-    Self(user)->OnBeginHeaders(frame->hd.stream_id);
-  }
-  return 0;
-}
-
-int Header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
-           const uint8_t* value, size_t valuelen, uint8_t, void* user) {
-  Self(user)->OnHeader(frame->hd.stream_id,
-                       std::string_view(reinterpret_cast<const char*>(name), namelen),
-                       std::string_view(reinterpret_cast<const char*>(value), valuelen));
-  return 0;
-}
-
 int DataChunk(nghttp2_session*, uint8_t, int32_t stream, const uint8_t*, size_t len, void* user) {
-  Self(user)->OnData(stream, len);
+  static_cast<ClientSession*>(user)->OnData(stream, len);
   return 0;
 }
 
-int FrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+int ClientFrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<ClientSession*>(user);
   if (frame->hd.type == NGHTTP2_GOAWAY) {
-    Self(user)->OnGoaway(frame->goaway.last_stream_id, frame->goaway.error_code);
+    self->OnGoaway(frame->goaway.last_stream_id, frame->goaway.error_code);
   }
-  Self(user)->OnFrame(frame->hd.flags, frame->hd.stream_id);
-  return 0;
-}
-
-// LibraryError: nghttp2's account of a protocol error it met (it answers with a GOAWAY or a
-// RST_STREAM of its own).
-int LibraryError(nghttp2_session*, int, const char* msg, size_t len, void* user) {
-  Self(user)->OnLibraryError(std::string_view(msg, len));
-  return 0;
-}
-
-int StreamClosed(nghttp2_session*, int32_t stream, uint32_t code, void* user) {
-  Self(user)->OnStreamClose(stream, code);
+  self->OnFrame(frame->hd.flags, frame->hd.stream_id);
   return 0;
 }
 
@@ -61,12 +33,9 @@ Result<std::unique_ptr<ClientSession>> ClientSession::Make() {
   if (nghttp2_session_callbacks_new(&cb) != 0) {
     return MakeError(ErrorKind::kSystem, "HTTP/2: out of memory for the session's callbacks");
   }
-  nghttp2_session_callbacks_set_on_begin_headers_callback(cb, BeginHeaders);
-  nghttp2_session_callbacks_set_on_header_callback(cb, Header);
+  SetCommonCallbacks<ClientSession, NGHTTP2_HCAT_RESPONSE>(cb);
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, DataChunk);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, FrameReceived);
-  nghttp2_session_callbacks_set_on_stream_close_callback(cb, StreamClosed);
-  nghttp2_session_callbacks_set_error_callback2(cb, LibraryError);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, ClientFrameReceived);
   const int rc = nghttp2_session_client_new(&s->session_, cb, s.get());
   nghttp2_session_callbacks_del(cb);
   if (rc != 0) {
@@ -97,13 +66,8 @@ ClientSession::~ClientSession() {
 }
 
 Status ClientSession::SubmitGet(std::string_view authority, std::string_view path) {
-  auto nv = [](std::string_view name, std::string_view value) {
-    return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
-                      reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
-                      value.size(), NGHTTP2_NV_FLAG_NONE};
-  };
-  const std::array<nghttp2_nv, 4> head{nv(":method", "GET"), nv(":scheme", "https"),
-                                       nv(":authority", authority), nv(":path", path)};
+  const std::array<nghttp2_nv, 4> head{Nv(":method", "GET"), Nv(":scheme", "https"),
+                                       Nv(":authority", authority), Nv(":path", path)};
   const int32_t id =
       nghttp2_submit_request(session_, nullptr, head.data(), head.size(), nullptr, nullptr);
   if (id < 0) {

@@ -6,68 +6,33 @@
 #include <algorithm>
 #include <array>
 
+#include "h2/session_callbacks.h"
 #include "http/payload.h"
 #include "http/routes.h"
 
 namespace pqc::h2 {
-// Not anonymous: this file shares a unity batch with client_session.cc, whose callbacks have the
-// same names.
-namespace server_callbacks {
+namespace {
 
-ServerSession* Self(void* user) {
-  return static_cast<ServerSession*>(user);
-}
-
-int BeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-  if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-    Self(user)->OnBeginHeaders(frame->hd.stream_id);
-  }
-  return 0;
-}
-
-int Header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
-           const uint8_t* value, size_t valuelen, uint8_t, void* user) {
-  Self(user)->OnHeader(frame->hd.stream_id,
-                       std::string_view(reinterpret_cast<const char*>(name), namelen),
-                       std::string_view(reinterpret_cast<const char*>(value), valuelen));
-  return 0;
-}
-
-int FrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-  if (frame->hd.type == NGHTTP2_GOAWAY) Self(user)->OnPeerGoaway();
+int ServerFrameReceived(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<ServerSession*>(user);
+  if (frame->hd.type == NGHTTP2_GOAWAY) self->OnPeerGoaway();
   // A request ends with the END_STREAM flag on its HEADERS (a GET) or on its last DATA frame.
   if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
-    return Self(user)->OnRequestEnd(frame->hd.stream_id);
+    return self->OnRequestEnd(frame->hd.stream_id);
   }
   return 0;
 }
 
-int StreamClosed(nghttp2_session*, int32_t stream, uint32_t, void* user) {
-  Self(user)->OnStreamClose(stream);
-  return 0;
-}
-
-int LibraryError(nghttp2_session*, int, const char* msg, size_t len, void* user) {
-  Self(user)->OnLibraryError(std::string_view(msg, len));
-  return 0;
-}
-
-ssize_t ReadBodyCallback(nghttp2_session*, int32_t stream, uint8_t* buf, size_t length,
-                         uint32_t* flags, nghttp2_data_source*, void* user) {
+ssize_t ReadBodyChunk(nghttp2_session*, int32_t stream, uint8_t* buf, size_t length,
+                      uint32_t* flags, nghttp2_data_source*, void* user) {
   bool eof = false;
-  const size_t n = Self(user)->ReadBody(stream, buf, length, &eof);
+  const size_t n = static_cast<ServerSession*>(user)->ReadBody(stream, buf, length, &eof);
   if (eof) *flags |= NGHTTP2_DATA_FLAG_EOF;
   return static_cast<ssize_t>(n);
 }
 
-nghttp2_nv Nv(std::string_view name, std::string_view value) {
-  return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
-          reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
-          NGHTTP2_NV_FLAG_NONE};
-}
-
-}  // namespace server_callbacks
+}  // namespace
 
 Result<std::unique_ptr<ServerSession>> ServerSession::Make(std::span<const char> payload) {
   std::unique_ptr<ServerSession> s(new ServerSession());
@@ -78,11 +43,8 @@ Result<std::unique_ptr<ServerSession>> ServerSession::Make(std::span<const char>
     nghttp2_session_callbacks_del(cb);
     return MakeError(ErrorKind::kSystem, "HTTP/2: out of memory for the session");
   }
-  nghttp2_session_callbacks_set_on_begin_headers_callback(cb, server_callbacks::BeginHeaders);
-  nghttp2_session_callbacks_set_on_header_callback(cb, server_callbacks::Header);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, server_callbacks::FrameReceived);
-  nghttp2_session_callbacks_set_on_stream_close_callback(cb, server_callbacks::StreamClosed);
-  nghttp2_session_callbacks_set_error_callback2(cb, server_callbacks::LibraryError);
+  SetCommonCallbacks<ServerSession, NGHTTP2_HCAT_REQUEST>(cb);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, ServerFrameReceived);
   nghttp2_option_set_stream_reset_rate_limit(opt, kResetBurst, kResetRate);
   nghttp2_option_set_max_continuations(opt, kMaxContinuations);
   nghttp2_option_set_max_outbound_ack(opt, kMaxOutboundAcks);
@@ -194,11 +156,10 @@ int ServerSession::OnRequestEnd(int32_t stream) {
   const std::string status = std::to_string(route.status);
   const std::string length = std::to_string(s.size);
   const std::array<nghttp2_nv, 3> head{
-      server_callbacks::Nv(":status", status), server_callbacks::Nv("content-length", length),
-      server_callbacks::Nv("content-type",
-                           route.is_payload ? "application/octet-stream" : "text/plain")};
+      Nv(":status", status), Nv("content-length", length),
+      Nv("content-type", route.is_payload ? "application/octet-stream" : "text/plain")};
   nghttp2_data_provider body{};
-  body.read_callback = server_callbacks::ReadBodyCallback;
+  body.read_callback = ReadBodyChunk;
   const bool bodiless = s.head || s.size == 0;
   return nghttp2_submit_response(session_, stream, head.data(), head.size(),
                                  bodiless ? nullptr : &body) == 0
@@ -227,7 +188,7 @@ size_t ServerSession::ReadBody(int32_t stream, uint8_t* buf, size_t length, bool
   return n;
 }
 
-void ServerSession::OnStreamClose(int32_t stream) {
+void ServerSession::OnStreamClose(int32_t stream, uint32_t /*code*/) {
   streams_.erase(stream);
 }
 

@@ -68,7 +68,7 @@ class ServerSession {
   void OnBeginHeaders(int32_t stream);
   void OnHeader(int32_t stream, std::string_view name, std::string_view value);
   int OnRequestEnd(int32_t stream);
-  void OnStreamClose(int32_t stream);
+  void OnStreamClose(int32_t stream, uint32_t code);
   void OnLibraryError(std::string_view message);
   void OnPeerGoaway() { peer_goaway_ = true; }
   // ReadBody: the next body bytes of `stream` into buf; sets *eof at the end.
