@@ -43,7 +43,10 @@ Outcome Run(std::string_view stream, PieceSize piece) {
     pos += part.size();
     o.status = c.Feed(part).status;
     out.clear();
-    (void)c.Output(out);  // acknowledgements, window updates, a GOAWAY after an error
+    // Acknowledgements, window updates, a GOAWAY after an error; sending can fail the response.
+    if (!c.Output(out).ok() && o.status == pqc::h2::FeedStatus::kNeedMore) {
+      o.status = pqc::h2::FeedStatus::kError;
+    }
   }
   if (o.status == pqc::h2::FeedStatus::kComplete) {
     Check(c.response_complete());

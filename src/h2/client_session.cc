@@ -89,9 +89,14 @@ Status ClientSession::Output(std::string& out) {
       return MakeError(ErrorKind::kSystem, fmt::format("HTTP/2: framing output: {}",
                                                        nghttp2_strerror(static_cast<int>(n))));
     }
-    if (n == 0) return {};
+    if (n == 0) break;
     out.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
   }
+  // nghttp2 closes a stream it reset for the server's fault (a response without :status) as
+  // it sends the RST_STREAM, here: the response has failed, and the caller must hear it now,
+  // not at the next read, which may never come (the fuzz target found it).
+  if (!error_.empty()) return MakeError(ErrorKind::kSystem, error_);
+  return {};
 }
 
 FeedResult ClientSession::Feed(std::string_view in) {

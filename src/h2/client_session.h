@@ -42,7 +42,8 @@ class ClientSession {
   // response; one at a time (the previous one complete).
   Status SubmitGet(std::string_view authority, std::string_view path);
   // Output: appends what the session has to send now (frames of requests, acknowledgements,
-  // window updates) to `out`.
+  // window updates) to `out`; an error when the response has failed (error() says why), which
+  // sending can reveal (a stream nghttp2 resets closes as its RST_STREAM is framed).
   Status Output(std::string& out);
   // Feed: bytes from the server. kComplete when they ended the current response; kError when
   // the server broke the protocol, reset the stream or went away before the response ended
