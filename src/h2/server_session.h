@@ -58,6 +58,8 @@ class ServerSession {
   // Failed: the session ended for the client's fault — Ending, or ended by nghttp2 at one of
   // its limits (meaningful once Done).
   bool Failed() const;
+  // Quiet: the client has said GOAWAY or has no stream open: nothing it asked for is pending.
+  bool Quiet() const { return peer_goaway_ || streams_.empty(); }
   // Shutdown: a GOAWAY (no error) for a server stopping or timing a connection out.
   void Shutdown();
 

@@ -413,7 +413,7 @@ Connection::Next Connection::ServeH2() {
       size_t n = 0;
       errno = 0;
       const int rc = SSL_write_ex(ssl_.get(), out_.data() + out_off_, len, &n);
-      if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+      if (rc != 1) return H2Blocked(rc, errno);
       stats_.bytes_sent += n;
       out_off_ += n;
       deadline_ = now_ + env_->idle_timeout;
@@ -432,7 +432,7 @@ Connection::Next Connection::ServeH2() {
     size_t n = 0;
     errno = 0;
     const int rc = SSL_read_ex(ssl_.get(), env_->scratch.data(), env_->scratch.size(), &n);
-    if (rc != 1) return Blocked(rc, errno) == Step::kBlocked ? Next::kWait : Next::kClose;
+    if (rc != 1) return H2Blocked(rc, errno);
     stats_.bytes_received += n;
     deadline_ = now_ + env_->idle_timeout;
     h2_->Feed(std::string_view(env_->scratch.data(), n));  // a failure queues its GOAWAY
@@ -440,6 +440,19 @@ Connection::Next Connection::ServeH2() {
   if (HasBufferedInput() || out_off_ < out_.size()) return Next::kYield;
   interest_ = kIoRead;
   return Next::kWait;
+}
+
+Connection::Next Connection::H2Blocked(int rc, int saved_errno) {
+  // A client that said GOAWAY, or has no stream open, may close or reset the connection while
+  // the session still acknowledges its last frames (Chromium does, at exit: a broken pipe on
+  // the server's write): that is its leaving, as between two HTTP/1.1 requests, not a failure.
+  const SslFailure f = ClassifySslResult(ssl_.get(), rc, saved_errno);
+  if (h2_->Quiet() && f.outcome != SslOutcome::kWantRead && f.outcome != SslOutcome::kWantWrite) {
+    ++stats_.closed_by_client;
+    ERR_clear_error();
+    return Next::kClose;
+  }
+  return Blocked(rc, saved_errno) == Step::kBlocked ? Next::kWait : Next::kClose;
 }
 
 bool Connection::HasBufferedInput() const {

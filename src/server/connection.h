@@ -79,6 +79,8 @@ class Connection {
   // StartH2: the session, fed what early data brought.
   Next StartH2();
   bool AlpnIsH2() const;
+  // H2Blocked: Blocked for an HTTP/2 connection, where a quiet client's close is no failure.
+  Next H2Blocked(int rc, int saved_errno);
   Next BeginLinger();
   Next Linger();
   // Blocked: interprets a failed SSL call; kBlocked after setting interest, else counts the
