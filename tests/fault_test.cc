@@ -18,7 +18,7 @@
 
 #include "bench_child.h"
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "fault_peer.h"
 #include "tls/cert_chain.h"
 

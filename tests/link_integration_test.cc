@@ -39,7 +39,7 @@
 #include <thread>
 
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "embedded_fixture.h"
 #include "link/link.h"
 #include "link/user_namespace.h"

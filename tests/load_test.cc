@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/cpu_affinity.h"
 #include "embedded_fixture.h"
 #include "measured.h"

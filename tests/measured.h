@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 
 namespace pqc::test {
 

@@ -14,7 +14,7 @@
 
 #include "bench_child.h"
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "target/target.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"

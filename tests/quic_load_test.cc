@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "embedded_fixture.h"
 #include "measured.h"
 #include "net/socket.h"

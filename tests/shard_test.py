@@ -206,7 +206,7 @@ def main():
         check(n_merged == len(union), f"trial {seq}: merged holds {n_merged} = the union's "
               f"{len(union)} connections, no more")
         total_union += len(union)
-        # Handshake over measured connections that reached both instants (client/summary.cc).
+        # Handshake over measured connections that reached both instants (records/summary.cc).
         hs = sorted((r[4] - r[3]) / 1e3 for r in union if r[6] == 1 and r[3] != 0 and r[4] != 0)
         s = json.loads(msummary)
         ph = s["phases"]["handshake"]

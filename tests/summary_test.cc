@@ -1,6 +1,6 @@
 // LoadSummary, its printers and the samples CSV over hand-built LoadResults whose timestamps
 // are known, so every phase, count and validity reason has an exact expected value.
-#include "client/summary.h"
+#include "records/summary.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "client/samples_csv.h"
-#include "client/summary_output.h"
+#include "records/samples_csv.h"
+#include "records/summary_output.h"
 #include "core/csv.h"
 
 namespace pqc {

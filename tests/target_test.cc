@@ -33,7 +33,7 @@
 
 #include "bench_child.h"
 #include "client/load_runner.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/child_process.h"
 #include "core/fd.h"
 #include "net/socket.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "client/load_options.h"
-#include "client/record.h"
+#include "records/load_options.h"
+#include "records/record.h"
 #include "client/session_store.h"
 #include "net/event_loop.h"
 #include "tls/inspector.h"

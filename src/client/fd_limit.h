@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "core/error.h"
 
 namespace pqc {

@@ -5,7 +5,7 @@
 // nothing.
 #pragma once
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
 

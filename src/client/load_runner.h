@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "client/load_options.h"
-#include "client/load_result.h"
+#include "records/load_options.h"
+#include "records/load_result.h"
 #include "core/error.h"
 
 namespace pqc {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "core/error.h"
 
 namespace pqc {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <random>
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 
 namespace pqc {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "client/load_options.h"
-#include "client/load_result.h"
+#include "records/load_options.h"
+#include "records/load_result.h"
 
 namespace pqc {
 

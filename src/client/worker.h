@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "client/connection.h"
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "client/schedule.h"
 #include "client/session_store.h"
 #include "core/error.h"

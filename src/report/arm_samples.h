@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/error.h"
 #include "results/run_reader.h"
 #include "results/sqlite_db.h"

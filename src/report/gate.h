@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/error.h"
 #include "stats/statistic.h"
 

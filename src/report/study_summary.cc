@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/units.h"
 #include "report/arm_intervals.h"
 #include "report/arm_samples.h"

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "results/run_record.h"
 #include "results/trial_record.h"
 #include "stats/statistic.h"

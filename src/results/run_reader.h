@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 #include "core/error.h"
 #include "results/arm_view.h"
 #include "results/run_writer.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 #include "core/error.h"
 #include "core/shard.h"
 #include "results/network_facts.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "client/summary.h"
-#include "client/summary_fields.h"
+#include "records/summary.h"
+#include "records/summary_fields.h"
 #include "core/json_fields.h"
 #include "link/mover_stats.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "client/record.h"
+#include "records/record.h"
 #include "speed/crypto_floor.h"
 #include "speed/speed_output.h"
 #include "tls/algorithms.h"

@@ -5,7 +5,7 @@
 
 #include <openssl/x509.h>
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "net/address.h"
 #include "scenario/arm_settings.h"
 #include "target/target.h"

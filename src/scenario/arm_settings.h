@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/load_options.h"
+#include "records/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/protocol.h"

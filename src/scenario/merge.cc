@@ -8,8 +8,8 @@
 #include <optional>
 #include <thread>
 
-#include "client/summary.h"
-#include "client/summary_output.h"
+#include "records/summary.h"
+#include "records/summary_output.h"
 #include "results/run_writer.h"
 #include "results/trial_copy.h"
 #include "scenario/arm_options.h"

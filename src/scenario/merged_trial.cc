@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "client/summary.h"
+#include "records/summary.h"
 
 namespace pqc::scenario {
 namespace {

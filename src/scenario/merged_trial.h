@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/stop_signals.h"
 #include "core/units.h"
 #include "results/disk_space.h"

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "stats/stopping_rule.h"
 
 namespace pqc::scenario {

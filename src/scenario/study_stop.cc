@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/units.h"
 #include "stats/student_t.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 #include "results/run_record.h"
 #include "scenario/plan.h"
 #include "scenario/stop_spec.h"

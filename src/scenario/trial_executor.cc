@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "client/site_union.h"
-#include "client/summary.h"
+#include "records/summary.h"
 #include "core/file_output.h"
 #include "core/paths.h"
 #include "link/netns.h"

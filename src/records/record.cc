@@ -1,4 +1,4 @@
-#include "client/record.h"
+#include "records/record.h"
 
 namespace pqc {
 

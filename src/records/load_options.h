@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "client/record.h"
 #include "core/clock.h"
 #include "core/protocol.h"
 #include "core/shard.h"
 #include "net/address.h"
+#include "records/record.h"
 #include "tls/context.h"
 
 namespace pqc {

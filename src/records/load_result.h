@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "client/load_options.h"
-#include "client/record.h"
+#include "records/load_options.h"
+#include "records/record.h"
 
 namespace pqc {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/load_result.h"
+#include "records/load_result.h"
 
 namespace pqc {
 

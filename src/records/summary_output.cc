@@ -1,4 +1,4 @@
-#include "client/summary_output.h"
+#include "records/summary_output.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "client/summary_fields.h"
 #include "core/text_table.h"
+#include "records/summary_fields.h"
 
 namespace pqc {
 namespace {
@@ -71,8 +71,8 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
                      a.protocol == "h3"   ? " over HTTP/3 (QUIC)"
                      : a.protocol == "h2" ? " over HTTP/2"
                                           : "",
-                     Fixed(a.rate), a.arrivals,
-                     Fixed(a.duration_s), Fixed(a.warmup_s), a.requests, a.path);
+                     Fixed(a.rate), a.arrivals, Fixed(a.duration_s), Fixed(a.warmup_s), a.requests,
+                     a.path);
   out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s){}\n\n",
                      Joined(a.groups, ":"), Joined(a.key_shares, ":"), Joined(a.sigalgs, ":"),
                      a.threads, a.busy_poll ? ", busy polling" : "");

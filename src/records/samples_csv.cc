@@ -1,11 +1,11 @@
-#include "client/samples_csv.h"
+#include "records/samples_csv.h"
 
 #include <fmt/format.h>
 
 #include <optional>
 
-#include "client/summary.h"
 #include "core/csv.h"
+#include "records/summary.h"
 #include "tls/algorithms.h"
 
 namespace pqc {

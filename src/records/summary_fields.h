@@ -5,8 +5,8 @@
 // generator's saturation flags (saturated_by_lag, _by_cpu) are not in it: its reasons say which.
 #pragma once
 
-#include "client/summary.h"
 #include "core/json_fields.h"
+#include "records/summary.h"
 
 namespace pqc {
 

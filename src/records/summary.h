@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "client/load_result.h"
-#include "client/record.h"
+#include "records/load_result.h"
+#include "records/record.h"
 #include "stats/percentiles.h"
 
 namespace pqc {

@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string_view>
 
-#include "client/summary.h"
 #include "core/error.h"
+#include "records/summary.h"
 
 namespace pqc {
 
