@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "results/record_columns.h"
+#include "records/connection_columns.h"
 #include "results/run_reader.h"
 #include "results/run_writer.h"
 #include "results/schema.h"
@@ -32,6 +32,28 @@ class ResultsTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const char* name = "results.sqlite") const { return (dir_ / name).string(); }
+
+  // VersionThree: the SQL that makes a file of this version one of version 3 (before early
+  // data): every per-connection column added since, by its list, and the other tables'.
+  static std::string VersionThree() {
+    std::string sql;
+    for (const auto& [table, columns] : {std::pair{"connections", ConnectionColumnList()},
+                                         std::pair{"requests", RequestColumnList()}}) {
+      for (const ListedColumn& l : columns) {
+        if (l.column.since > 3) {
+          sql += std::string("ALTER TABLE ") + table + " DROP COLUMN " +
+                 std::string(l.column.name) + ";";
+        }
+      }
+    }
+    return sql +
+           "ALTER TABLE run DROP COLUMN shard_index;"
+           "ALTER TABLE run DROP COLUMN shard_count;"
+           "ALTER TABLE run DROP COLUMN shard_json;"
+           "ALTER TABLE run DROP COLUMN stop_json;"
+           "ALTER TABLE trials DROP COLUMN shards_json;"
+           "UPDATE meta SET value = '3' WHERE key = 'version'";
+  }
 
   static RunInfo Info() {
     RunInfo i;
@@ -382,23 +404,7 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
   {
     auto db = Db::Open(Path(), false, false);
     ASSERT_TRUE(db);
-    ASSERT_TRUE(
-        db->Exec("ALTER TABLE connections DROP COLUMN early_data;"
-                 "ALTER TABLE connections DROP COLUMN early_bytes;"
-                 "ALTER TABLE connections DROP COLUMN shard;"
-                 "ALTER TABLE connections DROP COLUMN site;"
-                 "ALTER TABLE connections DROP COLUMN protocol;"
-                 "ALTER TABLE connections DROP COLUMN handshake_datagrams_sent;"
-                 "ALTER TABLE connections DROP COLUMN handshake_datagrams_received;"
-                 "ALTER TABLE connections DROP COLUMN initial_datagrams;"
-                 "ALTER TABLE connections DROP COLUMN amplification_limited;"
-                 "ALTER TABLE connections DROP COLUMN retried;"
-                 "ALTER TABLE run DROP COLUMN shard_index;"
-                 "ALTER TABLE run DROP COLUMN shard_count;"
-                 "ALTER TABLE run DROP COLUMN shard_json;"
-                 "ALTER TABLE run DROP COLUMN stop_json;"
-                 "ALTER TABLE trials DROP COLUMN shards_json;"
-                 "UPDATE meta SET value = '3' WHERE key = 'version'"));
+    ASSERT_TRUE(db->Exec(VersionThree()));
   }
   {
     auto db = OpenResults(Path());
@@ -439,29 +445,51 @@ TEST_F(ResultsTest, AVersionThreeFileIsReadAndResumedWithTheEarlyDataColumns) {
   EXPECT_EQ(rec->load.connections[2].site, 2);
 }
 
-// The column lists the reader and a merge's copy are built from are the tables' own, in order
-// (a column added to the schema alone would shift every one after it in the copy).
-TEST_F(ResultsTest, TheRecordColumnsAreTheTables) {
-  auto w = RunWriter::Create(Path(), Info(), Arms());
-  ASSERT_TRUE(w.ok()) << w.error().message;
-  auto in_table = [&](const std::string& table) {
+// The per-connection tables are made from their column lists, and a file upgraded from an
+// older version (--resume) ends with the same columns as a new one: the same names in the same
+// order, types, NOT NULLs and defaults (a merge's copy and the reader address them by
+// position).
+TEST_F(ResultsTest, AnUpgradedFileHasTheColumnsOfANewOne) {
+  auto columns = [](Db& db, const std::string& table) {
     std::vector<std::string> out;
-    auto q = w->db().Prepare("SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid");
+    auto q = db.Prepare(
+        "SELECT name, type, \"notnull\", coalesce(dflt_value, '') FROM "
+        "pragma_table_info('" +
+        table + "') ORDER BY cid");
     EXPECT_TRUE(q.ok());
     while (q.ok()) {
       auto row = q->Step();
       if (!row.ok() || !*row) break;
-      out.push_back(q->Text(0));
+      out.push_back(q->Text(0) + " " + q->Text(1) + " " + q->Text(2) + " " + q->Text(3));
     }
     return out;
   };
-  auto listed = [](const auto& columns) {
+  auto fresh = RunWriter::Create(Path("new.sqlite"), Info(), Arms());
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  auto names = [&](const std::vector<ListedColumn>& list) {
     std::vector<std::string> out;
-    for (const Column& c : columns) out.emplace_back(c.name);
+    for (const ListedColumn& l : list) out.emplace_back(l.column.name);
     return out;
   };
-  EXPECT_EQ(in_table("connections"), listed(kConnectionColumns));
-  EXPECT_EQ(in_table("requests"), listed(kRequestColumns));
+  std::vector<std::string> conn_names, req_names;
+  for (const std::string& c : columns(fresh->db(), "connections")) {
+    conn_names.push_back(c.substr(0, c.find(' ')));
+  }
+  for (const std::string& c : columns(fresh->db(), "requests")) {
+    req_names.push_back(c.substr(0, c.find(' ')));
+  }
+  EXPECT_EQ(conn_names, names(ConnectionColumnList()));
+  EXPECT_EQ(req_names, names(RequestColumnList()));
+  {
+    auto old = RunWriter::Create(Path(), Info(), Arms());
+    ASSERT_TRUE(old.ok());
+    ASSERT_TRUE(old->db().Exec(VersionThree()));
+  }
+  auto upgraded = RunWriter::Reopen(Path());
+  ASSERT_TRUE(upgraded.ok()) << upgraded.error().message;
+  for (const std::string table : {"connections", "requests"}) {
+    EXPECT_EQ(columns(upgraded->db(), table), columns(fresh->db(), table)) << table;
+  }
 }
 
 // A trial's rows copied into another file's trial (a merge): after the rows already there,

@@ -3,26 +3,21 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <type_traits>
+#include <vector>
 
 #include "core/csv.h"
+#include "records/connection_columns.h"
 #include "records/summary.h"
 #include "tls/algorithms.h"
 
 namespace pqc {
 namespace {
 
-constexpr std::string_view kHeader =
-    "id,thread,mode,measured,offered_session,"
-    "intended_start_us,actual_start_us,tcp_established_us,tls_done_us,closed_us,"
-    "lag_us,connect_us,handshake_us,ttfb_us,response_us,total_us,"
-    "handshake_bytes_written,handshake_bytes_read,handshake_segments_read,client_hello_bytes,"
-    "server_hello_bytes,"
-    "certificate_bytes,certificate_verify_bytes,"
-    "group,sigalg,cipher,resumed,hrr,error,error_detail,"
-    "req_sent_us,req_first_byte_us,req_last_byte_us,req_status,req_body_bytes,"
-    "first_request,request_count,"
-    "protocol,initial_datagrams,handshake_datagrams_sent,handshake_datagrams_received,"
-    "amplification_limited,retried";
+// The columns derived from the stored ones, after them.
+constexpr std::string_view kDerived =
+    "lag_us,connect_us,handshake_us,ttfb_us,response_us,total_us,sigalg,"
+    "req_sent_us,req_first_byte_us,req_last_byte_us,req_status,req_body_bytes";
 
 // Micros3: a value in µs with 3 decimals (nanosecond resolution), empty when undefined.
 std::string Micros3(std::optional<double> us) {
@@ -35,49 +30,78 @@ std::string Stamp(Nanos t, Nanos run_start) {
   return Micros3(NanosToMicros(t - run_start));
 }
 
+// HeaderNames: the stored columns' CSV names (keys the store supplies are not a connection's).
+struct HeaderNames {
+  std::vector<std::string> names;
+  void Key(const Column& /*c*/) {}
+  template <class T>
+  void operator()(const Column& c, const T& /*member*/) {
+    const std::string_view name = c.csv.empty() ? c.name : c.csv;
+    names.push_back(c.role == ColumnRole::kTimestamp ? fmt::format("{}_us", name)
+                                                     : std::string(name));
+  }
+};
+
+// RowFields: one connection's stored columns as CSV fields.
+struct RowFields {
+  Nanos run_start = 0;
+  std::string& line;
+  void Key(const Column& /*c*/) {}
+  template <class T>
+  void operator()(const Column& c, const T& member) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      line += CsvField(member);
+    } else if constexpr (std::is_same_v<T, const char*>) {
+      line += CsvField(member != nullptr ? member : "");
+    } else if constexpr (TextEnum<T>) {
+      line += ColumnEnum<T>::Name(member);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      line += member ? '1' : '0';
+    } else if (c.role == ColumnRole::kTimestamp) {
+      line += Stamp(static_cast<Nanos>(member), run_start);
+    } else {
+      line += std::to_string(member);
+    }
+    line += ',';
+  }
+};
+
+std::string MakeHeader() {
+  HeaderNames h;
+  const ConnectionRecord shape;
+  ConnectionColumns(shape, h);
+  return fmt::format("{},{}", fmt::join(h.names, ","), kDerived);
+}
+
 }  // namespace
 
-std::string_view SamplesCsvHeader() {
-  return kHeader;
+const std::string& SamplesCsvHeader() {
+  static const std::string header = MakeHeader();
+  return header;
 }
 
 void WriteSamplesCsv(std::ostream& out, const LoadResult& result) {
-  out << kHeader << '\n';
+  out << SamplesCsvHeader() << '\n';
   const Nanos t0 = result.run_start;
   const RequestRecord none;
+  std::string line;
   for (const ConnectionRecord& c : result.connections) {
     const auto requests = RequestsOf(c, result.requests);
     const RequestRecord& r = requests.empty() ? none : requests.front();
     const bool has_request = !requests.empty();
-    const std::string sigalg =
-        c.signature_scheme == 0 ? std::string() : SignatureSchemeName(c.signature_scheme);
-    out << fmt::format(
-        "{},{},{},{:d},{:d},"
-        "{},{},{},{},{},"
-        "{},{},{},{},{},{},"
-        "{},{},{},{},{},{},{},"
-        "{},{},{},{:d},{:d},{},{},"
-        "{},{},{},{},{},"
-        "{},{},"
-        "{},{},{},{},{:d},{:d}\n",
-        c.id, c.thread, ConnModeName(c.mode), c.measured, c.offered_session,  //
-        Stamp(c.intended_start, t0), Stamp(c.actual_start, t0), Stamp(c.tcp_established, t0),
-        Stamp(c.tls_done, t0), Stamp(c.closed, t0),  //
-        Micros3(LagMicros(c)), Micros3(ConnectMicros(c)), Micros3(HandshakeMicros(c)),
-        Micros3(has_request ? TtfbMicros(r) : std::nullopt),
-        Micros3(has_request ? ResponseMicros(r) : std::nullopt),
-        Micros3(TotalMicros(c, requests)),  //
-        c.handshake_bytes_written, c.handshake_bytes_read, c.handshake_segments_read,
-        c.client_hello_bytes, c.server_hello_bytes, c.certificate_bytes,
-        c.certificate_verify_bytes,  //
-        CsvField(c.group), CsvField(sigalg), CsvField(c.cipher != nullptr ? c.cipher : ""),
-        c.resumed, c.hrr, ErrorClassName(c.error), CsvField(c.error_detail),  //
+    line.clear();
+    RowFields fields{t0, line};
+    ConnectionColumns(c, fields);
+    line += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{}\n", Micros3(LagMicros(c)), Micros3(ConnectMicros(c)),
+        Micros3(HandshakeMicros(c)), Micros3(has_request ? TtfbMicros(r) : std::nullopt),
+        Micros3(has_request ? ResponseMicros(r) : std::nullopt), Micros3(TotalMicros(c, requests)),
+        CsvField(c.signature_scheme == 0 ? std::string()
+                                         : std::string(SignatureSchemeName(c.signature_scheme))),
         Stamp(r.sent, t0), Stamp(r.first_byte, t0), Stamp(r.last_byte, t0),
         has_request ? std::to_string(r.status) : std::string(),
-        has_request ? std::to_string(r.body_bytes) : std::string(),  //
-        c.first_request, c.request_count,                            //
-        ProtocolName(c.protocol), c.initial_datagrams, c.handshake_datagrams_sent,
-        c.handshake_datagrams_received, c.amplification_limited, c.retried);
+        has_request ? std::to_string(r.body_bytes) : std::string());
+    out << line;
   }
 }
 

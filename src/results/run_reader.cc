@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <initializer_list>
 
-#include "results/record_columns.h"
+#include "records/connection_columns.h"
 #include "results/schema.h"
 #include "results/trial_table.h"
 
@@ -20,31 +19,6 @@ Result<nlohmann::json> ParseJson(const std::string& text, std::string_view what)
                      fmt::format("corrupt results database: {} is not JSON", what));
   }
   return j;
-}
-
-Result<ConnMode> ModeFromName(std::string_view name) {
-  for (ConnMode m : {ConnMode::kFresh, ConnMode::kReuse, ConnMode::kResume, ConnMode::kEarly}) {
-    if (ConnModeName(m) == name) return m;
-  }
-  return MakeError(ErrorKind::kConfig, fmt::format("corrupt results database: mode '{}'", name));
-}
-
-Result<EarlyData> EarlyFromName(std::string_view name) {
-  for (EarlyData e : {EarlyData::kNone, EarlyData::kAccepted, EarlyData::kRejected}) {
-    if (EarlyDataName(e) == name) return e;
-  }
-  return MakeError(ErrorKind::kConfig,
-                   fmt::format("corrupt results database: early_data '{}'", name));
-}
-
-Result<ErrorClass> ErrorFromName(std::string_view name) {
-  for (auto e : {ErrorClass::kNone, ErrorClass::kRefused, ErrorClass::kConnect, ErrorClass::kReset,
-                 ErrorClass::kTimeout, ErrorClass::kTlsAlert, ErrorClass::kTls, ErrorClass::kHttp,
-                 ErrorClass::kClosed}) {
-    if (ErrorClassName(e) == name) return e;
-  }
-  return MakeError(ErrorKind::kConfig,
-                   fmt::format("corrupt results database: error class '{}'", name));
 }
 
 // ReadJsonColumn: a column's JSON text into its record (json_fields).
@@ -78,17 +52,62 @@ Error CorruptError(const std::string& file, const std::string& why) {
                                file, why));
 }
 
-// ReadList: the SELECT list of `columns` for a file of schema `version`, less `skip`.
-template <size_t N>
-std::string ReadList(const std::array<Column, N>& columns, int version,
-                     std::initializer_list<std::string_view> skip) {
+// ReadList: the SELECT list of a table's columns for a file of schema `version`.
+std::string ReadList(const std::vector<ListedColumn>& columns, int version) {
   std::string out;
-  for (const Column& c : columns) {
-    if (std::find(skip.begin(), skip.end(), c.name) != skip.end()) continue;
-    out += (out.empty() ? "" : ", ") + ColumnSource(c, version);
+  for (const ListedColumn& l : columns) {
+    out += (out.empty() ? "" : ", ") + ColumnSource(l.column, version);
   }
   return out;
 }
+
+// KeyColumn: where a table's column of `role` is in its list.
+int KeyColumn(const std::vector<ListedColumn>& columns, ColumnRole role) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].column.role == role) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// RowLoader: one row's columns read into a record in list order (connection_columns.h);
+// the keys the store supplies are kept aside (the connection's id of a request, the shard).
+struct RowLoader {
+  const Stmt& s;
+  TrialRecords& out;
+  std::string_view& last_cipher;  // the cipher text last interned (out.strings owns it)
+  int i = 0;
+  uint32_t shard = 0;
+  std::string error;  // the first column that did not read
+
+  void Key(const Column& c) {
+    const int col = i++;
+    if (c.role == ColumnRole::kShard) shard = U32(s.Int(col));
+  }
+  template <class T>
+  void operator()(const Column& c, T& member) {
+    const int col = i++;
+    if constexpr (std::is_same_v<T, std::string>) {
+      member = s.TextView(col);
+    } else if constexpr (std::is_same_v<T, const char*>) {
+      // Every connection of a trial names one or two ciphers: look the set up only on a change.
+      if (const std::string_view text = s.TextView(col); text != last_cipher) {
+        last_cipher = *out.strings.emplace(text).first;
+      }
+      member = last_cipher.data();
+    } else if constexpr (TextEnum<T>) {
+      const std::string_view text = s.TextView(col);
+      if (auto e = ParseColumnEnum<T>(text)) {
+        member = *e;
+      } else if (error.empty()) {
+        error = fmt::format("{} '{}'", c.name, text);
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      member = s.Int(col) != 0;
+    } else {
+      member = static_cast<T>(s.Int(col));
+    }
+  }
+};
 
 }  // namespace
 
@@ -262,20 +281,25 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
   TrialRecords out;
   auto version = SchemaVersion(db);
   if (!version) return version.error();
-  // The columns in the schema's order, but the trial (asked for) and the request index (the
-  // requests are read in order); an older file's missing ones as they read (record_columns.h).
-  auto c = db.Prepare(
-      fmt::format("SELECT {} FROM connections WHERE trial_id = ?1 ORDER BY id",
-                  ReadList(kConnectionColumns, *version, {"trial_id", "first_request"})));
+  // Every column in the tables' order, an older file's missing ones as they read
+  // (connection_columns.h).
+  const std::vector<ListedColumn> conn_columns = ConnectionColumnList();
+  const std::vector<ListedColumn> req_columns = RequestColumnList();
+  auto c = db.Prepare(fmt::format("SELECT {} FROM connections WHERE trial_id = ?1 ORDER BY id",
+                                  ReadList(conn_columns, *version)));
   auto q =
       db.Prepare(fmt::format("SELECT {} FROM requests WHERE trial_id = ?1 ORDER BY conn_id, seq",
-                             ReadList(kRequestColumns, *version, {"trial_id", "seq"})));
+                             ReadList(req_columns, *version)));
   if (!c) return c.error();
   if (!q) return q.error();
   c->Bind(1, trial_id);
   q->Bind(1, trial_id);
+  const int conn_of_request = KeyColumn(req_columns, ColumnRole::kConnection);
   // Requests arrive sorted by connection id, as connections do: one merge pass.
   std::string_view last_cipher = *out.strings.emplace("").first;
+  auto corrupt = [](const std::string& what) {
+    return MakeError(ErrorKind::kConfig, "corrupt results database: " + what);
+  };
   auto qrow = q->Step();
   if (!qrow) return qrow.error();
   for (;;) {
@@ -283,63 +307,19 @@ Result<TrialRecords> ReadTrialRecords(Db& db, int64_t trial_id) {
     if (!more) return more.error();
     if (!*more) break;
     ConnectionRecord r;
-    r.id = static_cast<uint64_t>(c->Int(0));
-    r.thread = static_cast<uint16_t>(c->Int(1));
-    auto mode = ModeFromName(c->TextView(2));
-    if (!mode) return mode.error();
-    r.mode = *mode;
-    r.measured = c->Int(3) != 0;
-    r.offered_session = c->Int(4) != 0;
-    r.intended_start = c->Int(5);
-    r.actual_start = c->Int(6);
-    r.tcp_established = c->Int(7);
-    r.tls_done = c->Int(8);
-    r.closed = c->Int(9);
-    r.handshake_bytes_written = static_cast<uint64_t>(c->Int(11));
-    r.handshake_bytes_read = static_cast<uint64_t>(c->Int(12));
-    r.client_hello_bytes = U32(c->Int(13));
-    r.server_hello_bytes = U32(c->Int(14));
-    r.certificate_bytes = U32(c->Int(15));
-    r.certificate_verify_bytes = U32(c->Int(16));
-    r.group = c->TextView(17);
-    r.signature_scheme = static_cast<uint16_t>(c->Int(18));
-    // Every connection of a trial names one or two ciphers: look the set up only on a change.
-    if (const std::string_view cipher = c->TextView(19); cipher != last_cipher) {
-      last_cipher = *out.strings.emplace(cipher).first;
-    }
-    r.cipher = last_cipher.data();
-    r.resumed = c->Int(20) != 0;
-    r.hrr = c->Int(21) != 0;
-    auto err = ErrorFromName(c->TextView(22));
-    if (!err) return err.error();
-    r.error = *err;
-    r.error_detail = c->TextView(23);
-    r.handshake_segments_read = U32(c->Int(24));
-    auto early = EarlyFromName(c->TextView(25));
-    if (!early) return early.error();
-    r.early_data = *early;
-    r.early_bytes = U32(c->Int(26));
-    out.shards.push_back(U32(c->Int(27)));
-    r.site = static_cast<uint8_t>(c->Int(28));
-    auto protocol = ParseProtocol(c->TextView(29));
-    if (!protocol) {
-      return MakeError(ErrorKind::kConfig,
-                       fmt::format("corrupt results database: protocol '{}'", c->TextView(29)));
-    }
-    r.protocol = *protocol;
-    r.handshake_datagrams_sent = U32(c->Int(30));
-    r.handshake_datagrams_received = U32(c->Int(31));
-    r.initial_datagrams = U32(c->Int(32));
-    r.amplification_limited = c->Int(33) != 0;
-    r.retried = c->Int(34) != 0;
+    RowLoader row{*c, out, last_cipher};
+    ConnectionColumns(r, row);
+    if (!row.error.empty()) return corrupt(row.error);
+    out.shards.push_back(row.shard);
     r.first_request = U32(static_cast<int64_t>(out.load.requests.size()));
-    while (*qrow && static_cast<uint64_t>(q->Int(0)) < r.id) {  // orphans: skipped
+    while (*qrow && static_cast<uint64_t>(q->Int(conn_of_request)) < r.id) {  // orphans: skipped
       qrow = q->Step();
       if (!qrow) return qrow.error();
     }
-    while (*qrow && static_cast<uint64_t>(q->Int(0)) == r.id) {
-      out.load.requests.push_back(
-          {q->Int(1), q->Int(2), q->Int(3), U32(q->Int(4)), static_cast<uint64_t>(q->Int(5))});
+    while (*qrow && static_cast<uint64_t>(q->Int(conn_of_request)) == r.id) {
+      RowLoader req{*q, out, last_cipher};
+      RequestColumns(out.load.requests.emplace_back(), req);
+      if (!req.error.empty()) return corrupt(req.error);
       qrow = q->Step();
       if (!qrow) return qrow.error();
     }

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "records/load_result.h"
 #include "core/error.h"
+#include "records/load_result.h"
 #include "results/arm_view.h"
 #include "results/run_writer.h"
 #include "results/sqlite_db.h"

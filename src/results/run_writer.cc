@@ -4,86 +4,90 @@
 
 #include <filesystem>
 
+#include "records/connection_columns.h"
 #include "results/schema.h"
 #include "results/trial_table.h"
 
 namespace pqc::results {
 namespace {
 
-constexpr std::string_view kInsertConnection =
-    "INSERT INTO connections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, "
-    "?32, ?33, ?34, ?35, ?36, ?37)";
-constexpr std::string_view kInsertRequest =
-    "INSERT INTO requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-
 int64_t I(uint64_t v) {
   return static_cast<int64_t>(v);
 }
 
+// Insert: `INSERT INTO table VALUES (?1, …, ?n)` for a column list of n.
+std::string Insert(std::string_view table, size_t n) {
+  std::string params;
+  for (size_t k = 1; k <= n; ++k) params += fmt::format("{}?{}", k == 1 ? "" : ", ", k);
+  return fmt::format("INSERT INTO {} VALUES ({})", table, params);
+}
+
+// RowBinder: one row's columns bound in list order (connection_columns.h); the keys the
+// store supplies come from `keys` by their role.
+struct RowBinder {
+  struct Keys {
+    int64_t trial = 0, connection = 0, position = 0, shard = 0;
+  };
+  Stmt& s;
+  Keys keys;
+  int i = 0;
+  void Key(const Column& c) {
+    ++i;
+    switch (c.role) {
+      case ColumnRole::kTrial:
+        s.Bind(i, keys.trial);
+        break;
+      case ColumnRole::kConnection:
+        s.Bind(i, keys.connection);
+        break;
+      case ColumnRole::kShard:
+        s.Bind(i, keys.shard);
+        break;
+      default:
+        s.Bind(i, keys.position);
+        break;
+    }
+  }
+  template <class T>
+  void operator()(const Column& /*c*/, const T& member) {
+    ++i;
+    if constexpr (std::is_same_v<T, std::string>) {
+      s.BindStatic(i, std::string_view(member));
+    } else if constexpr (std::is_same_v<T, const char*>) {
+      s.BindStatic(i, std::string_view(member != nullptr ? member : ""));
+    } else if constexpr (TextEnum<T>) {
+      s.BindStatic(i, ColumnEnum<T>::Name(member));
+    } else if constexpr (std::is_same_v<T, uint64_t>) {
+      s.Bind(i, I(member));
+    } else {
+      s.Bind(i, static_cast<int64_t>(member));
+    }
+  }
+};
+
 Status InsertRecords(Db& db, int64_t trial_id, const TrialRow& t) {
   const LoadResult& load = *t.load;
-  auto conn = db.Prepare(kInsertConnection);
+  auto conn = db.Prepare(Insert("connections", ConnectionColumnList().size()));
   if (!conn) return conn.error();
-  auto req = db.Prepare(kInsertRequest);
+  auto req = db.Prepare(Insert("requests", RequestColumnList().size()));
   if (!req) return req.error();
   for (size_t k = 0; k < load.connections.size(); ++k) {
     const ConnectionRecord& c = load.connections[k];
-    Stmt& s = *conn;
-    s.Bind(1, trial_id);
-    s.Bind(2, I(c.id));
-    s.Bind(3, int64_t{c.thread});
-    s.BindStatic(4, ConnModeName(c.mode));
-    s.Bind(5, int64_t{c.measured});
-    s.Bind(6, int64_t{c.offered_session});
-    s.Bind(7, c.intended_start);
-    s.Bind(8, c.actual_start);
-    s.Bind(9, c.tcp_established);
-    s.Bind(10, c.tls_done);
-    s.Bind(11, c.closed);
-    s.Bind(12, int64_t{c.first_request});
-    s.Bind(13, int64_t{c.request_count});
-    s.Bind(14, I(c.handshake_bytes_written));
-    s.Bind(15, I(c.handshake_bytes_read));
-    s.Bind(16, int64_t{c.client_hello_bytes});
-    s.Bind(17, int64_t{c.server_hello_bytes});
-    s.Bind(18, int64_t{c.certificate_bytes});
-    s.Bind(19, int64_t{c.certificate_verify_bytes});
-    s.BindStatic(20, c.group);
-    s.Bind(21, int64_t{c.signature_scheme});
-    s.BindStatic(22, std::string_view(c.cipher != nullptr ? c.cipher : ""));
-    s.Bind(23, int64_t{c.resumed});
-    s.Bind(24, int64_t{c.hrr});
-    s.BindStatic(25, ErrorClassName(c.error));
-    s.BindStatic(26, c.error_detail);
-    s.Bind(27, int64_t{c.handshake_segments_read});
-    s.BindStatic(28, EarlyDataName(c.early_data));
-    s.Bind(29, int64_t{c.early_bytes});
-    s.Bind(30, int64_t{t.connection_shards != nullptr ? (*t.connection_shards)[k] : t.shard});
-    s.Bind(31, int64_t{c.site});
-    s.BindStatic(32, ProtocolName(c.protocol));
-    s.Bind(33, int64_t{c.handshake_datagrams_sent});
-    s.Bind(34, int64_t{c.handshake_datagrams_received});
-    s.Bind(35, int64_t{c.initial_datagrams});
-    s.Bind(36, int64_t{c.amplification_limited});
-    s.Bind(37, int64_t{c.retried});
-    if (Status st = s.Run(); !st) return st;
+    const int64_t shard = t.connection_shards != nullptr ? (*t.connection_shards)[k] : t.shard;
+    RowBinder row{*conn, {.trial = trial_id, .connection = I(c.id), .shard = shard}};
+    ConnectionColumns(c, row);
+    if (Status st = conn->Run(); !st) return st;
     // A connection's requests are stored under it with their position, so that the reader
     // rebuilds LoadResult::requests in the same order without trusting first_request.
     const size_t end =
         std::min<size_t>(load.requests.size(), size_t{c.first_request} + c.request_count);
     for (size_t i = c.first_request; i < end; ++i) {
-      const RequestRecord& r = load.requests[i];
-      Stmt& q = *req;
-      q.Bind(1, trial_id);
-      q.Bind(2, I(c.id));
-      q.Bind(3, static_cast<int64_t>(i - c.first_request));
-      q.Bind(4, r.sent);
-      q.Bind(5, r.first_byte);
-      q.Bind(6, r.last_byte);
-      q.Bind(7, int64_t{r.status});
-      q.Bind(8, I(r.body_bytes));
-      if (Status st = q.Run(); !st) return st;
+      RowBinder q{*req,
+                  {.trial = trial_id,
+                   .connection = I(c.id),
+                   .position = static_cast<int64_t>(i - c.first_request)}};
+      RequestColumns(load.requests[i], q);
+      if (Status st = req->Run(); !st) return st;
     }
   }
   return {};
@@ -216,34 +220,26 @@ Result<RunWriter> RunWriter::Reopen(const std::string& path) {
                                  path, *version));
   }
   if (Status st = Tune(*w.db_); !st) return st.error();
-  // Each version's new columns, with the values every older row had.
-  const std::string_view upgrades[] = {
-      // 3 → 4: early data.
-      "ALTER TABLE connections ADD COLUMN early_data TEXT NOT NULL DEFAULT 'none';"
-      "ALTER TABLE connections ADD COLUMN early_bytes INTEGER NOT NULL DEFAULT 0;",
-      // 4 → 5: shards (a run of old was shard 0 of 1).
-      "ALTER TABLE run ADD COLUMN shard_index INTEGER;"
-      "UPDATE run SET shard_index = 0;"
-      "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1;"
-      "ALTER TABLE run ADD COLUMN shard_json TEXT;"
-      "ALTER TABLE trials ADD COLUMN shards_json TEXT;"
-      "ALTER TABLE connections ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;",
-      // 5 → 6: client sites (a run of old had one).
-      "ALTER TABLE connections ADD COLUMN site INTEGER NOT NULL DEFAULT 0;",
-      // 6 → 7: HTTP/3 over QUIC (a run of old was all h1).
-      "ALTER TABLE connections ADD COLUMN protocol TEXT NOT NULL DEFAULT 'h1';"
-      "ALTER TABLE connections ADD COLUMN handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0;"
-      "ALTER TABLE connections ADD COLUMN handshake_datagrams_received INTEGER NOT NULL DEFAULT 0;"
-      "ALTER TABLE connections ADD COLUMN initial_datagrams INTEGER NOT NULL DEFAULT 0;"
-      "ALTER TABLE connections ADD COLUMN amplification_limited INTEGER NOT NULL DEFAULT 0;",
-      // 7 → 8: how a study that stopped itself ended (a run of old was of fixed size).
-      "ALTER TABLE run ADD COLUMN stop_json TEXT;",
-      // 8 → 9: QUIC's Retry per connection (a run of old: none recorded).
-      "ALTER TABLE connections ADD COLUMN retried INTEGER NOT NULL DEFAULT 0;"};
+  // Each version's new columns, with the values every older row had: the per-connection
+  // tables' from their column lists, the others' here.
+  auto other_tables = [](int to) -> std::string_view {
+    switch (to) {
+      case 5:  // shards (a run of old was shard 0 of 1)
+        return "ALTER TABLE run ADD COLUMN shard_index INTEGER;"
+               "UPDATE run SET shard_index = 0;"
+               "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1;"
+               "ALTER TABLE run ADD COLUMN shard_json TEXT;"
+               "ALTER TABLE trials ADD COLUMN shards_json TEXT;";
+      case 8:  // how a study that stopped itself ended (a run of old was of fixed size)
+        return "ALTER TABLE run ADD COLUMN stop_json TEXT;";
+      default:
+        return "";
+    }
+  };
   for (int v = *version; v < kSchemaVersion; ++v) {
-    if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}UPDATE meta SET value = '{}' WHERE "
-                                            "key = 'version';COMMIT",
-                                            upgrades[v - 3], v + 1));
+    if (Status st = w.db_->Exec(fmt::format("BEGIN IMMEDIATE;{}{}UPDATE meta SET value = '{}' "
+                                            "WHERE key = 'version';COMMIT",
+                                            other_tables(v + 1), AddedColumns(v + 1), v + 1));
         !st) {
       (void)w.db_->Exec("ROLLBACK");
       return st.error();

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "records/load_result.h"
 #include "core/error.h"
 #include "core/shard.h"
+#include "records/load_result.h"
 #include "results/network_facts.h"
 #include "results/run_record.h"
 #include "results/sqlite_db.h"

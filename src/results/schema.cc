@@ -1,8 +1,12 @@
 #include "results/schema.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
+#include <vector>
+
+#include "records/connection_columns.h"
 
 namespace pqc::results {
 namespace {
@@ -32,37 +36,50 @@ CREATE TABLE trials(
   server_cpu_s REAL, server_handshakes INTEGER, client_cpu_s REAL,
   mono_anchor_ns INTEGER NOT NULL, wall_anchor_ns INTEGER NOT NULL,
   measure_start_ns INTEGER NOT NULL, measure_end_ns INTEGER NOT NULL, shards_json TEXT);
-CREATE TABLE connections(
-  trial_id INTEGER NOT NULL REFERENCES trials(id), id INTEGER NOT NULL,
-  thread INTEGER NOT NULL, mode TEXT NOT NULL, measured INTEGER NOT NULL,
-  offered_session INTEGER NOT NULL,
-  intended_start INTEGER NOT NULL, actual_start INTEGER NOT NULL,
-  tcp_established INTEGER NOT NULL, tls_done INTEGER NOT NULL, closed INTEGER NOT NULL,
-  first_request INTEGER NOT NULL, request_count INTEGER NOT NULL,
-  handshake_bytes_written INTEGER NOT NULL, handshake_bytes_read INTEGER NOT NULL,
-  client_hello_bytes INTEGER NOT NULL, server_hello_bytes INTEGER NOT NULL,
-  certificate_bytes INTEGER NOT NULL, certificate_verify_bytes INTEGER NOT NULL,
-  grp TEXT NOT NULL, signature_scheme INTEGER NOT NULL, cipher TEXT NOT NULL,
-  resumed INTEGER NOT NULL, hrr INTEGER NOT NULL, error TEXT NOT NULL, error_detail TEXT NOT NULL,
-  handshake_segments_read INTEGER NOT NULL,
-  early_data TEXT NOT NULL DEFAULT 'none', early_bytes INTEGER NOT NULL DEFAULT 0,
-  shard INTEGER NOT NULL DEFAULT 0, site INTEGER NOT NULL DEFAULT 0,
-  protocol TEXT NOT NULL DEFAULT 'h1', handshake_datagrams_sent INTEGER NOT NULL DEFAULT 0,
-  handshake_datagrams_received INTEGER NOT NULL DEFAULT 0,
-  initial_datagrams INTEGER NOT NULL DEFAULT 0, amplification_limited INTEGER NOT NULL DEFAULT 0,
-  retried INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (trial_id, id)) WITHOUT ROWID;
-CREATE TABLE requests(
-  trial_id INTEGER NOT NULL, conn_id INTEGER NOT NULL, seq INTEGER NOT NULL,
-  sent INTEGER NOT NULL, first_byte INTEGER NOT NULL, last_byte INTEGER NOT NULL,
-  status INTEGER NOT NULL, body_bytes INTEGER NOT NULL,
-  PRIMARY KEY (trial_id, conn_id, seq)) WITHOUT ROWID;
 )sql";
+
+// Definition: a column as CREATE TABLE and ALTER TABLE … ADD COLUMN write it. A column added
+// after the first version has its older rows' value as its default.
+std::string Definition(const ListedColumn& l) {
+  const Column& c = l.column;
+  std::string out = fmt::format("{} {} NOT NULL", c.name, l.text ? "TEXT" : "INTEGER");
+  if (c.since > 1) out += fmt::format(" DEFAULT {}", c.absent);
+  if (c.role == ColumnRole::kTrial) out += " REFERENCES trials(id)";
+  return out;
+}
+
+// Table: a per-connection table from its column list (connection_columns.h).
+std::string Table(std::string_view name, const std::vector<ListedColumn>& columns,
+                  std::string_view key) {
+  std::vector<std::string> defs;
+  for (const ListedColumn& l : columns) defs.push_back(Definition(l));
+  return fmt::format("CREATE TABLE {}({}, PRIMARY KEY ({})) WITHOUT ROWID;", name,
+                     fmt::join(defs, ", "), key);
+}
 
 }  // namespace
 
+std::string AddedColumns(int version) {
+  std::string out;
+  for (const auto& [table, columns] : {std::pair{"connections", ConnectionColumnList()},
+                                       std::pair{"requests", RequestColumnList()}}) {
+    for (const ListedColumn& l : columns) {
+      if (l.column.since == version) {
+        out += fmt::format("ALTER TABLE {} ADD COLUMN {};", table, Definition(l));
+      }
+    }
+  }
+  return out;
+}
+
 Status CreateSchema(Db& db) {
   if (Status st = db.Exec(kTables); !st) return st;
+  if (Status st = db.Exec(Table("connections", ConnectionColumnList(), "trial_id, id")); !st) {
+    return st;
+  }
+  if (Status st = db.Exec(Table("requests", RequestColumnList(), "trial_id, conn_id, seq")); !st) {
+    return st;
+  }
   return db.Exec(fmt::format("INSERT INTO meta VALUES ('schema', '{}'), ('version', '{}')",
                              kSchemaName, kSchemaVersion));
 }

@@ -5,6 +5,7 @@
 // so a better statistic never needs a re-run.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -38,8 +39,13 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 inline constexpr int kSchemaVersion = 9;
 inline constexpr int kOldestReadableVersion = 1;
 
-// CreateSchema: the tables of an empty database, and the meta rows that identify it.
+// CreateSchema: the tables of an empty database, and the meta rows that identify it. The
+// per-connection tables come from their column lists (records/connection_columns.h).
 Status CreateSchema(Db& db);
+
+// AddedColumns: the ALTER TABLEs that add the per-connection columns of schema `version` to a
+// file of the version before (its rows read as the columns' `absent` values).
+std::string AddedColumns(int version);
 
 // CheckSchema: the database is one of ours, of a version this build reads. The message says
 // what the file is instead ("not a pqc-bench results database", "written by a newer

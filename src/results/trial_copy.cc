@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <span>
 #include <vector>
 
-#include "results/record_columns.h"
+#include "records/connection_columns.h"
 
 namespace pqc::results {
 namespace {
@@ -14,12 +13,14 @@ namespace {
 // (parameters: ?1 the target trial, ?2 the shift, ?3 the connection offset, ?5 the request
 // offset, ?6 the shard). A timestamp is shifted only when there is a shift: a CASE per
 // timestamp is a tenth of a copy's time, and shards on one machine share a clock.
-std::string SelectList(std::span<const Column> columns, const TrialCopy& p) {
+std::string SelectList(const std::vector<ListedColumn>& columns, const TrialCopy& p) {
   std::vector<std::string> out;
-  for (const Column& c : columns) {
+  for (const ListedColumn& l : columns) {
+    const Column& c = l.column;
     const std::string source = ColumnSource(c, p.version);
     switch (c.role) {
       case ColumnRole::kPlain:
+      case ColumnRole::kPosition:
         out.push_back(source);
         break;
       case ColumnRole::kTrial:
@@ -88,16 +89,16 @@ Status CopyTrialRows(Db& out, const TrialCopy& p, int64_t to) {
   if (!path) return path.error();
   path->Bind(1, p.file);
   if (Status st = path->Run(); !st) return st;
-  // The tables' column order is record_columns.h's (results_test checks it), so the INSERT
+  // The tables' column order is connection_columns.h's (results_test checks it), so the INSERT
   // needs no column list.
   const std::string conns = fmt::format(
       "INSERT INTO main.connections SELECT {} FROM source.connections WHERE trial_id = ?4 "
       "ORDER BY id",
-      SelectList(kConnectionColumns, p));
+      SelectList(ConnectionColumnList(), p));
   const std::string reqs = fmt::format(
       "INSERT INTO main.requests SELECT {} FROM source.requests WHERE trial_id = ?4 "
       "ORDER BY conn_id, seq",
-      SelectList(kRequestColumns, p));
+      SelectList(RequestColumnList(), p));
   Status st = out.Exec("BEGIN");
   for (const std::string* sql : {&conns, &reqs}) {
     if (!st) break;

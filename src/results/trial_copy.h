@@ -1,7 +1,7 @@
 // trial_copy — one database's rows of a trial copied into another's trial inside SQLite (a
 // merge: every shard's rows into the merged file), renumbered and shifted by the column roles
-// of record_columns.h. No row is decoded and bound again: for millions of rows this is what
-// keeps a merge to seconds.
+// of records/connection_columns.h. No row is decoded and bound again: for millions of rows this is
+// what keeps a merge to seconds.
 #pragma once
 
 #include <cstdint>

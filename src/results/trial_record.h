@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "records/summary.h"
-#include "records/summary_fields.h"
 #include "core/json_fields.h"
 #include "link/mover_stats.h"
+#include "records/summary.h"
+#include "records/summary_fields.h"
 
 namespace pqc::results {
 
