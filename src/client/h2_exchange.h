@@ -14,8 +14,9 @@ namespace pqc {
 
 class H2Exchange final : public HttpExchange {
  public:
-  H2Exchange(const ConnectionEnv& env, std::unique_ptr<h2::ClientSession> session)
-      : env_(env), session_(std::move(session)) {}
+  H2Exchange(const ConnectionEnv& env, ConnectionRecord& record,
+             std::unique_ptr<h2::ClientSession> session)
+      : env_(env), record_(record), session_(std::move(session)) {}
 
   Status BeginRequest(bool last) override;
   std::string_view Output() override;
@@ -33,6 +34,7 @@ class H2Exchange final : public HttpExchange {
 
  private:
   const ConnectionEnv& env_;
+  ConnectionRecord& record_;  // the connection's: its HTTP/2 fields are filled here
   std::unique_ptr<h2::ClientSession> session_;
   std::string out_;      // framed, not yet written
   size_t offset_ = 0;    // of out_, written

@@ -6,11 +6,12 @@
 
 namespace pqc {
 
-Result<std::unique_ptr<HttpExchange>> MakeExchange(const ConnectionEnv& env) {
+Result<std::unique_ptr<HttpExchange>> MakeExchange(const ConnectionEnv& env,
+                                                   ConnectionRecord& record) {
   if (env.options->protocol == Protocol::kH2) {
     auto session = h2::ClientSession::Make();
     if (!session) return session.error();
-    return std::unique_ptr<HttpExchange>(new H2Exchange(env, std::move(*session)));
+    return std::unique_ptr<HttpExchange>(new H2Exchange(env, record, std::move(*session)));
   }
   return std::unique_ptr<HttpExchange>(new H1Exchange(env));
 }

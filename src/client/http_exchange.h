@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "records/record.h"
 
 namespace pqc {
 
@@ -52,7 +53,9 @@ class HttpExchange {
   virtual const std::string& error() const = 0;
 };
 
-// MakeExchange: the exchange of the options' protocol (h1 or h2).
-Result<std::unique_ptr<HttpExchange>> MakeExchange(const ConnectionEnv& env);
+// MakeExchange: the exchange of the options' protocol (h1 or h2). It may fill the record's
+// fields that are its protocol's own (the connection outlives it).
+Result<std::unique_ptr<HttpExchange>> MakeExchange(const ConnectionEnv& env,
+                                                   ConnectionRecord& record);
 
 }  // namespace pqc

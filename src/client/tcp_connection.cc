@@ -25,7 +25,7 @@ void TcpConnection::Start() {
   record_.actual_start = MonotonicNow();
   record_.protocol = env_.options->protocol;
   last_progress_ = record_.actual_start;
-  auto http = MakeExchange(env_);
+  auto http = MakeExchange(env_, record_);
   if (!http) {
     Fail(ErrorClass::kHttp, http.error().message);
     return;
