@@ -39,6 +39,8 @@ ExchangeStep H2Exchange::Feed(std::string_view in) {
   const h2::FeedResult r = session_->Feed(in);
   ExchangeStep step;
   step.response_began = r.response_began;
+  // The session stops counting at the first response: later ones leave the count as it was.
+  if (r.response_began) record_.h2_frames_before_response = session_->frames_before_response();
   switch (r.status) {
     case h2::FeedStatus::kNeedMore:
       break;

@@ -133,6 +133,7 @@ void ConnectionColumns(R& c, V& v) {
   v(Column{"initial_datagrams", 7, "0"}, c.initial_datagrams);
   v(Column{"amplification_limited", 7, "0"}, c.amplification_limited);
   v(Column{"retried", 9, "0"}, c.retried);
+  v(Column{"h2_frames_before_response", 10, "0"}, c.h2_frames_before_response);
 }
 
 // RequestColumns: the requests table, in order (a request is stored under its connection's

@@ -100,6 +100,10 @@ struct ConnectionRecord {
   // retried: the server answered the first Initial with a Retry (RFC 9000 §8.1.2: address
   // validation, a round trip more before the handshake starts). False over TCP.
   bool retried = false;
+  // h2_frames_before_response: over HTTP/2, the frames the server sent before its first
+  // response began — its SETTINGS, WINDOW_UPDATE and acknowledgements, which ride in or right
+  // after its TLS flight and are counted in its bytes. 0 over h1 and h3.
+  uint32_t h2_frames_before_response = 0;
 
   ErrorClass error = ErrorClass::kNone;
   std::string error_detail;

@@ -36,7 +36,9 @@ inline constexpr std::string_view kSchemaName = "pqc-bench-results";
 // size, and in older files.
 // Version 9 added whether a QUIC server answered a connection's first Initial with a Retry
 // (connections.retried: address validation, a round trip more). Older files read as 0.
-inline constexpr int kSchemaVersion = 9;
+// Version 10 added the HTTP/2 frames a server sent before its first response
+// (connections.h2_frames_before_response). Older files read as 0.
+inline constexpr int kSchemaVersion = 10;
 inline constexpr int kOldestReadableVersion = 1;
 
 // CreateSchema: the tables of an empty database, and the meta rows that identify it. The
