@@ -33,10 +33,10 @@
 
 #include "bench_child.h"
 #include "client/load_runner.h"
-#include "records/summary.h"
 #include "core/child_process.h"
 #include "core/fd.h"
 #include "net/socket.h"
+#include "records/summary.h"
 #include "server/embedded_server.h"
 #include "target/haproxy_config.h"
 #include "target/nginx_config.h"
@@ -332,6 +332,8 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
         ASSERT_TRUE(c.ok()) << ErrorClassName(c.error) << ": " << c.error_detail;
         EXPECT_EQ(c.protocol, Protocol::kH2);
         EXPECT_EQ(c.group, "X25519MLKEM768");
+        // RFC 9113 §3.4: a server's preface is a SETTINGS frame, before any response.
+        EXPECT_GE(c.h2_frames_before_response, 1u);
         EXPECT_TRUE(c.resumed);
         EXPECT_EQ(c.request_count, o.requests);
         if (mode == ConnMode::kEarly) {
