@@ -47,6 +47,14 @@ using IsBasicJson = nlohmann::detail::is_basic_json<T>;
 
 class Writer;
 
+// A named value: an enum written as its name, with `ToText(e)` and `FromText(text, e)` (false:
+// not one of its names) declared beside it (argument-dependent lookup), e.g. core/protocol.h.
+template <class T>
+concept Named = std::is_enum_v<T> && requires(T t, std::string_view text) {
+  { ToText(t) } -> std::convertible_to<std::string_view>;
+  { FromText(text, t) } -> std::same_as<bool>;
+};
+
 // A record: a type with a field list.
 template <class T>
 concept Record = requires(const T& t, Writer& w) {
@@ -83,6 +91,8 @@ class Writer {
       return std::isfinite(v) ? Json(v) : Json(nullptr);
     } else if constexpr (IsBasicJson<T>::value) {
       return Json(v);  // an echo of other JSON (target details, say), as it is
+    } else if constexpr (Named<T>) {
+      return Json(std::string(ToText(v)));
     } else {
       return Json(v);  // bool, integer, string
     }
@@ -202,6 +212,10 @@ class Reader {
     } else if constexpr (std::is_same_v<T, std::string>) {
       if (!v.is_string()) Fail("a string", v);
       out = v.template get<std::string>();
+    } else if constexpr (Named<T>) {
+      if (!v.is_string()) Fail("a name", v);
+      const auto& text = v.template get_ref<const std::string&>();
+      if (!FromText(text, out)) throw FormatError(fmt::format("unknown name \"{}\"", text));
     } else {
       static_assert(IsBasicJson<T>::value, "json_fields: no reader for this member type");
       out = T(v);

@@ -67,4 +67,14 @@ Result<std::vector<Protocol>> ParseProtocolList(std::string_view text) {
   return out;
 }
 
+bool FromText(std::string_view text, Protocol& out) {
+  for (const ProtocolInfo& p : Protocols()) {
+    if (p.name == text) {
+      out = p.protocol;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace pqc

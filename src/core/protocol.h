@@ -42,6 +42,11 @@ std::string_view ProtocolName(Protocol p);
 inline bool OverQuic(Protocol p) {
   return Describe(p).transport == ProtocolTransport::kQuic;
 }
+// ToText / FromText: a protocol's name in a stored record (core/json_fields.h).
+inline std::string_view ToText(Protocol p) {
+  return ProtocolName(p);
+}
+bool FromText(std::string_view text, Protocol& out);
 // ParseProtocolList: "h1,h3" — each protocol at most once, in any order; the error names the
 // duplicate or the unknown entry.
 Result<std::vector<Protocol>> ParseProtocolList(std::string_view text);

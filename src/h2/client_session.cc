@@ -46,12 +46,7 @@ Result<std::unique_ptr<ClientSession>> ClientSession::Make() {
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kClientWindow)},
   }};
-  if (int r =
-          nghttp2_submit_settings(s->session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
-      r != 0) {
-    return MakeError(ErrorKind::kSystem,
-                     fmt::format("HTTP/2: the client's SETTINGS: {}", nghttp2_strerror(r)));
-  }
+  if (Status st = SubmitSettings(s->session_, settings, "the client's"); !st) return st.error();
   if (int r =
           nghttp2_session_set_local_window_size(s->session_, NGHTTP2_FLAG_NONE, 0, kClientWindow);
       r != 0) {

@@ -60,12 +60,7 @@ Result<std::unique_ptr<ServerSession>> ServerSession::Make(std::span<const char>
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, kMaxHeaderListBytes},
   }};
-  if (int r =
-          nghttp2_submit_settings(s->session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
-      r != 0) {
-    return MakeError(ErrorKind::kSystem,
-                     fmt::format("HTTP/2: the server's SETTINGS: {}", nghttp2_strerror(r)));
-  }
+  if (Status st = SubmitSettings(s->session_, settings, "the server's"); !st) return st.error();
   return s;
 }
 

@@ -4,14 +4,30 @@
 // pqc: internal
 #pragma once
 
+#include <fmt/format.h>
 #include <nghttp2/nghttp2.h>
 
+#include <span>
 #include <string_view>
+
+#include "core/error.h"
 
 namespace pqc::h2 {
 
 inline std::string_view Text(const uint8_t* data, size_t len) {
   return {reinterpret_cast<const char*>(data), len};
+}
+
+// SubmitSettings: a session's first SETTINGS (`whose` names them in the error: "the client's").
+inline Status SubmitSettings(nghttp2_session* session,
+                             std::span<const nghttp2_settings_entry> settings,
+                             std::string_view whose) {
+  if (int r = nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
+      r != 0) {
+    return MakeError(ErrorKind::kSystem,
+                     fmt::format("HTTP/2: {} SETTINGS: {}", whose, nghttp2_strerror(r)));
+  }
+  return {};
 }
 
 // Nv: a header field for nghttp2, pointing at `name` and `value` (which nghttp2 copies).

@@ -37,7 +37,7 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.requests = o.requests;
   arm.request_interval_s = Seconds(o.request_interval);
   arm.path = o.path;
-  arm.protocol = std::string(ProtocolName(o.protocol));
+  arm.protocol = o.protocol;
   arm.groups = o.tls.groups;
   arm.key_shares = o.tls.key_shares;
   for (std::string_view a : Split(o.tls.sigalgs, ":")) {

@@ -71,7 +71,7 @@ struct ArmInfo {
   uint32_t requests = 0;
   double request_interval_s = 0;  // keep-alive think time between requests
   std::string path;
-  std::string protocol = "h1";  // h1 | h2 | h3
+  Protocol protocol = Protocol::kH1;
   std::vector<std::string> groups;
   std::vector<std::string> key_shares;
   std::vector<std::string> sigalgs;  // the OpenSSL list split at ':'; empty = default

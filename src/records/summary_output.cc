@@ -68,9 +68,9 @@ void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   const ArmInfo& a = s.arm;
   out << fmt::format("load {} → {}{}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
                      a.mode, a.target.empty() ? "-" : a.target,
-                     a.protocol == "h3"   ? " over HTTP/3 (QUIC)"
-                     : a.protocol == "h2" ? " over HTTP/2"
-                                          : "",
+                     a.protocol == Protocol::kH3   ? " over HTTP/3 (QUIC)"
+                     : a.protocol == Protocol::kH2 ? " over HTTP/2"
+                                                   : "",
                      Fixed(a.rate), a.arrivals, Fixed(a.duration_s), Fixed(a.warmup_s), a.requests,
                      a.path);
   out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s){}\n\n",
