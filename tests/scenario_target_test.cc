@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "net/address.h"
 #include "scenario/arm_options.h"
@@ -171,6 +172,27 @@ TEST(ScenarioTarget, CapacityScenarioCoversTheThreeTargetsAndTheChains) {
   EXPECT_EQ(plan->arms.front().label, "embedded · X25519 · ecdsa-p256");
   EXPECT_EQ(plan->arms.back().label, "haproxy · X25519MLKEM768 · ml-dsa-87");
   EXPECT_EQ(TargetKindsText(s->targets), "embedded, nginx, haproxy");
+}
+
+// 15-protocol-capacity: 09's closed loop with the protocol as a factor, every arm hybrid.
+TEST(ScenarioTarget, ProtocolCapacityScenarioPutsTheThreeProtocolsSideBySide) {
+  auto s = ParseScenarioFile(
+      (std::filesystem::path(PQC_SOURCE_DIR) / "scenarios" / "15-protocol-capacity.toml").string(),
+      {});
+  ASSERT_TRUE(s) << s.error().message;
+  auto plan = MakePlan(*s);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->arms.size(), 18u);  // 3 targets × 3 protocols × 2 chains
+  std::set<Protocol> protocols;
+  for (const Arm& a : plan->arms) {
+    EXPECT_EQ(a.settings.server_threads, 1u);
+    EXPECT_GT(a.settings.closed_loop, 0u);
+    EXPECT_EQ(ModeText(a.settings.mode), "fresh");
+    protocols.insert(a.settings.protocol);
+  }
+  EXPECT_EQ(protocols, (std::set<Protocol>{Protocol::kH1, Protocol::kH2, Protocol::kH3}));
+  EXPECT_EQ(plan->arms.front().label, "embedded · h1 · ecdsa-p256");
+  EXPECT_EQ(plan->arms.back().label, "haproxy · h3 · ml-dsa-65");
 }
 
 }  // namespace
