@@ -34,6 +34,7 @@ struct EmbeddedSettings {
   std::string groups = "X25519";
   bool tickets = true;
   uint32_t max_early_data = 0;
+  bool h2 = false;  // ALPN h2 besides http/1.1
 };
 
 // StartEmbedded: the server at `listen` serving `chain`; null, with a failure, if it did not
@@ -47,6 +48,7 @@ inline std::unique_ptr<EmbeddedServer> StartEmbedded(const SocketAddress& listen
   so.tls.groups = s.groups;
   so.tls.tickets = s.tickets;
   so.tls.max_early_data = s.max_early_data;
+  so.tls.h2 = s.h2;
   auto server = EmbeddedServer::Start(so);
   EXPECT_TRUE(server.ok()) << server.error().message;
   return server.ok() ? std::move(*server) : nullptr;

@@ -119,20 +119,6 @@ Status ValidateH3(const ArmSettings& s) {
   return {};
 }
 
-// ValidateH2: what an h2 arm cannot ask for yet, each with the reason (docs/guide.md, "HTTP/2").
-Status ValidateH2(const ArmSettings& s) {
-  const bool early = std::any_of(s.mode.begin(), s.mode.end(),
-                                 [](const MixWeight& m) { return m.mode == ConnMode::kEarly; });
-  if (early && s.target == TargetKind::kEmbedded && !s.expect_early_rejected) {
-    return RuleError(
-        "protocol h2 with mode early on target embedded: the embedded server reads HTTP/2 early "
-        "data but answers it only once the handshake completes (no 0.5-RTT answer, which its "
-        "HTTP/1.1 gives), so it would measure that shortcut, not HTTP/2; use target = "
-        "\"nginx\" or \"haproxy\" for early h2 arms");
-  }
-  return {};
-}
-
 // ValidateRetry: quic_retry is a setting of a QUIC server the tool runs.
 Status ValidateRetry(const ArmSettings& s) {
   if (!s.quic_retry) return {};
@@ -239,9 +225,6 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
   }
   if (s.protocol == Protocol::kH3) {
     if (Status st = ValidateH3(s); !st) return fail(st.error().message);
-  }
-  if (s.protocol == Protocol::kH2) {
-    if (Status st = ValidateH2(s); !st) return fail(st.error().message);
   }
   if (Status st = ValidateRetry(s); !st) return fail(st.error().message);
   if (s.record_clients && s.target != TargetKind::kEmbedded) {

@@ -124,6 +124,10 @@ Connection::Step Connection::EarlyData() {
       early_answered_ = true;
       parser_.Reset();
     }
+    if (h2_) {  // what the session answers to early frames goes out now (0.5-RTT)
+      const Step s = WriteH2Early();
+      if (s != Step::kDone) return s;
+    }
     if (early_read_done_) return Step::kDone;
     size_t n = 0;
     errno = 0;
@@ -135,9 +139,18 @@ Connection::Step Connection::EarlyData() {
       stats_.early_data_bytes += n;
       pending_.append(env_->scratch.data(), n);
     }
-    // HTTP/2's early bytes wait for the session, made once the handshake completes (no 0.5-RTT
-    // answer: the arm rules refuse early h2 arms on this server).
-    if (AlpnIsH2()) continue;
+    // HTTP/2: ALPN was chosen with the ClientHello, so the session starts with the early
+    // bytes, and its SETTINGS and its answer to the early request go out as 0.5-RTT data,
+    // like HTTP/1.1's (every request the early bytes hold: HTTP/2's streams need no turn).
+    if (AlpnIsH2()) {
+      if (!h2_ && !MakeH2()) return Step::kFailed;
+      if (pending_off_ < pending_.size()) {
+        h2_->Feed(std::string_view(pending_).substr(pending_off_));  // a failure queues GOAWAY
+        pending_.clear();
+        pending_off_ = 0;
+      }
+      continue;
+    }
     // One request is answered early (a client sends its first one there); what follows it
     // waits, as pipelined input, for the handshake to complete.
     if (!early_answered_ && pending_off_ < pending_.size()) {
@@ -371,18 +384,50 @@ bool Connection::AlpnIsH2() const {
   return len == 2 && alpn[0] == 'h' && alpn[1] == '2';
 }
 
-Connection::Next Connection::StartH2() {
+bool Connection::MakeH2() {
   auto session = h2::ServerSession::Make(env_->payload);
   if (!session) {
     stats_.last_tls_error = session.error().message;
     ++stats_.tls_errors;
-    return Next::kClose;
+    return false;
   }
   h2_ = std::move(*session);
-  state_ = State::kH2;
-  observer_.reset();  // the ClientHello and handshake are recorded; no User-Agent is read here
   out_.clear();
   out_off_ = 0;
+  return true;
+}
+
+Connection::Step Connection::WriteH2Early() {
+  for (int chunks = 0; chunks < kChunksPerWake; ++chunks) {
+    if (out_off_ == out_.size()) {
+      out_.clear();
+      out_off_ = 0;
+      if (Status s = h2_->Output(out_, kWriteChunk); !s) {
+        stats_.last_tls_error = s.error().message;
+        ++stats_.tls_errors;
+        return Step::kFailed;
+      }
+      if (out_.empty()) return Step::kDone;
+    }
+    // A retry after WANT_WRITE passes the same bytes, as OpenSSL requires.
+    size_t n = 0;
+    errno = 0;
+    const int rc =
+        SSL_write_early_data(ssl_.get(), out_.data() + out_off_, out_.size() - out_off_, &n);
+    if (rc != 1) return Blocked(rc, errno);
+    stats_.bytes_sent += n;
+    out_off_ += n;
+    deadline_ = now_ + env_->idle_timeout;
+  }
+  interest_ = kIoWrite;  // more to write: back after the other connections had their turn
+  return Step::kBlocked;
+}
+
+Connection::Next Connection::StartH2() {
+  // The session may have begun with early data (0.5-RTT), its output then all written.
+  if (!h2_ && !MakeH2()) return Next::kClose;
+  state_ = State::kH2;
+  observer_.reset();  // the ClientHello and handshake are recorded; no User-Agent is read here
   if (pending_off_ < pending_.size()) {
     h2_->Feed(std::string_view(pending_).substr(pending_off_));
     pending_.clear();

@@ -76,8 +76,12 @@ class Connection {
   Step WriteResponse();
   // ServeH2: the HTTP/2 session's turn: its output written, the client's bytes fed to it.
   Next ServeH2();
-  // StartH2: the session, fed what early data brought.
+  // StartH2: serving HTTP/2 once the handshake completed (the session made then, or with the
+  // early data).
   Next StartH2();
+  bool MakeH2();
+  // WriteH2Early: the session's output as early data (0.5-RTT), until it has no more.
+  Step WriteH2Early();
   bool AlpnIsH2() const;
   // H2Blocked: Blocked for an HTTP/2 connection, where a quiet client's close is no failure.
   Next H2Blocked(int rc, int saved_errno);
