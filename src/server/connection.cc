@@ -144,11 +144,7 @@ Connection::Step Connection::EarlyData() {
     // like HTTP/1.1's (every request the early bytes hold: HTTP/2's streams need no turn).
     if (AlpnIsH2()) {
       if (!h2_ && !MakeH2()) return Step::kFailed;
-      if (pending_off_ < pending_.size()) {
-        h2_->Feed(std::string_view(pending_).substr(pending_off_));  // a failure queues GOAWAY
-        pending_.clear();
-        pending_off_ = 0;
-      }
+      FeedH2Pending();
       continue;
     }
     // One request is answered early (a client sends its first one there); what follows it
@@ -397,18 +393,31 @@ bool Connection::MakeH2() {
   return true;
 }
 
+bool Connection::FrameH2() {
+  if (out_off_ < out_.size()) return true;  // the last frames are still being written
+  out_.clear();
+  out_off_ = 0;
+  // At most about one record framed at a time: what a connection holds stays bounded however
+  // much its client asks for.
+  if (Status s = h2_->Output(out_, kWriteChunk); !s) {
+    stats_.last_tls_error = s.error().message;
+    ++stats_.tls_errors;
+    return false;
+  }
+  return true;
+}
+
+void Connection::FeedH2Pending() {
+  if (pending_off_ >= pending_.size()) return;
+  h2_->Feed(std::string_view(pending_).substr(pending_off_));  // a failure queues its GOAWAY
+  pending_.clear();
+  pending_off_ = 0;
+}
+
 Connection::Step Connection::WriteH2Early() {
   for (int chunks = 0; chunks < kChunksPerWake; ++chunks) {
-    if (out_off_ == out_.size()) {
-      out_.clear();
-      out_off_ = 0;
-      if (Status s = h2_->Output(out_, kWriteChunk); !s) {
-        stats_.last_tls_error = s.error().message;
-        ++stats_.tls_errors;
-        return Step::kFailed;
-      }
-      if (out_.empty()) return Step::kDone;
-    }
+    if (!FrameH2()) return Step::kFailed;
+    if (out_off_ == out_.size()) return Step::kDone;
     // A retry after WANT_WRITE passes the same bytes, as OpenSSL requires.
     size_t n = 0;
     errno = 0;
@@ -428,11 +437,7 @@ Connection::Next Connection::StartH2() {
   if (!h2_ && !MakeH2()) return Next::kClose;
   state_ = State::kH2;
   observer_.reset();  // the ClientHello and handshake are recorded; no User-Agent is read here
-  if (pending_off_ < pending_.size()) {
-    h2_->Feed(std::string_view(pending_).substr(pending_off_));
-    pending_.clear();
-    pending_off_ = 0;
-  }
+  FeedH2Pending();
   return ServeH2();
 }
 
@@ -442,17 +447,7 @@ Connection::Next Connection::ServeH2() {
     stats_.requests += counts.requests;
     stats_.not_found += counts.not_found;
     stats_.bad_requests += counts.bad_requests;
-    if (out_off_ == out_.size()) {
-      out_.clear();
-      out_off_ = 0;
-      // At most about one record framed at a time: what a connection holds stays bounded
-      // however much its client asks for.
-      if (Status s = h2_->Output(out_, kWriteChunk); !s) {
-        stats_.last_tls_error = s.error().message;
-        ++stats_.tls_errors;
-        return Next::kClose;
-      }
-    }
+    if (!FrameH2()) return Next::kClose;
     if (out_off_ < out_.size()) {
       const size_t len = std::min(out_.size() - out_off_, kWriteChunk);
       size_t n = 0;

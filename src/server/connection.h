@@ -80,6 +80,10 @@ class Connection {
   // early data).
   Next StartH2();
   bool MakeH2();
+  // FrameH2: the session's next frames into out_ once the last are written (false: failed,
+  // counted); FeedH2Pending: what was read before the session's turn, fed to it.
+  bool FrameH2();
+  void FeedH2Pending();
   // WriteH2Early: the session's output as early data (0.5-RTT), until it has no more.
   Step WriteH2Early();
   bool AlpnIsH2() const;
