@@ -309,7 +309,7 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
   for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
                   MakeHaproxyTarget(HaproxyExe())}) {
     SCOPED_TRACE(t->name());
-    config_.h2 = true;
+    config_.protocols = {Protocol::kH1, Protocol::kH2};
     auto addr = t->Start(config_, Placement{}, work_);
     ASSERT_TRUE(addr.ok()) << addr.error().message;
     LoadOptions fresh = Options(*addr, "X25519MLKEM768", ConnMode::kFresh);
@@ -350,7 +350,7 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
     // The same server without h2: nginx refuses the handshake (no_application_protocol); the
     // embedded server and HAProxy answer with no ALPN, and the client refuses to measure
     // HTTP/1.1 as HTTP/2.
-    config_.h2 = false;
+    config_.protocols = {Protocol::kH1};
     addr = t->Start(config_, Placement{}, work_);
     ASSERT_TRUE(addr.ok()) << addr.error().message;
     fresh.target = *addr;
@@ -548,7 +548,7 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   }
   EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
   // An h3 arm: QUIC over the compatibility layer, on the same port number with the same chains.
-  c.quic = true;
+  c.protocols = {Protocol::kH1, Protocol::kH3};
   text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
   for (const char* want :
        {"  limited-quic\n",
@@ -604,7 +604,8 @@ TEST(NginxConfigTest, FollowsTheArm) {
   ASSERT_NE(second, std::string::npos) << text;
   EXPECT_NE(text.find("ssl_certificate_key \"/d/ml-dsa.key\";", second), std::string::npos);
   EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
-  c.quic = true;  // an h3 arm: UDP on the same port, beside TCP, no Retry
+  c.protocols = {Protocol::kH1,
+                 Protocol::kH3};  // an h3 arm: UDP on the same port, beside TCP, no Retry
   text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
   for (const char* want : {"listen 127.0.0.1:4433 ssl;", "listen 127.0.0.1:4433 quic reuseport;",
                            "http3 on;", "quic_retry off;"}) {

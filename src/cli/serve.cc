@@ -301,8 +301,7 @@ int ServeWithPeer(const ServeFlags& f) {
   n.work_dir = f.work_dir;
   n.listen = f.listen;
   n.config.groups = f.groups;
-  n.config.quic = Serves(f.protocols, Protocol::kH3);  // with TCP (ServeMain refused h3 alone)
-  n.config.h2 = Serves(f.protocols, Protocol::kH2);
+  n.config.protocols = f.protocols;  // with TCP (ServeMain refused h3 alone)
   if (auto listen = ParseAddress(f.listen)) n.config.quic_retry = QuicRetry(f, *listen);
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";

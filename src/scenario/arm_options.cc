@@ -76,8 +76,7 @@ target::ServerConfig MakeServerConfig(const ArmSettings& s, std::vector<target::
   c.record_clients = s.record_clients;
   c.threads = s.server_threads;
   c.cpus = s.server_cpus;
-  c.quic = s.protocol == Protocol::kH3;
-  c.h2 = s.protocol == Protocol::kH2;
+  if (s.protocol != Protocol::kH1) c.protocols.push_back(s.protocol);
   c.quic_retry = s.quic_retry;
   if (s.payload) c.payload_sizes.push_back(*s.payload);
   return c;

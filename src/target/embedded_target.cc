@@ -49,9 +49,11 @@ std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerC
                              AbsolutePath(cert.key_file)});
   }
   if (!c.groups.empty()) argv.insert(argv.end(), {"--groups", c.groups});
-  if (c.quic || c.h2) {
-    std::string list = c.h2 ? "h1,h2" : "h1";
-    if (c.quic) list += ",h3";
+  if (c.Serves(Protocol::kH2) || c.Serves(Protocol::kH3)) {
+    std::string list;
+    for (const ProtocolInfo& info : Protocols()) {
+      if (c.Serves(info.protocol)) list += fmt::format("{}{}", list.empty() ? "" : ",", info.name);
+    }
     argv.insert(argv.end(), {"--protocol", list});
   }
   if (!c.ciphersuites.empty()) argv.insert(argv.end(), {"--ciphersuites", c.ciphersuites});

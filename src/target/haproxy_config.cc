@@ -92,7 +92,7 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   if (!c.session_cache) line("  tune.ssl.cachesize 0");
   // QUIC over OpenSSL's TLS through HAProxy's compatibility layer (built USE_QUIC_OPENSSL_COMPAT),
   // which it enables only when told: no 0-RTT there.
-  if (c.quic) line("  limited-quic");
+  if (c.Serves(Protocol::kH3)) line("  limited-quic");
   // One Lua state per thread: a shared one would serialise every payload on its lock.
   if (!c.payload_sizes.empty()) line("  lua-load-per-thread {}", HaproxyQuoted(f.lua));
   line("");
@@ -119,10 +119,11 @@ std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
   if (!c.ciphersuites.empty()) tls += " ciphersuites " + HaproxyQuoted(c.ciphersuites);
   if (!c.tickets) tls += " no-tls-tickets";
   line("  bind {} ssl ssl-min-ver TLSv1.3 alpn {} prefer-client-ciphers{}{}", BindAddress(listen),
-       c.h2 ? "h2,http/1.1" : "http/1.1", tls, c.early_data ? " allow-0rtt" : "");
+       c.Serves(Protocol::kH2) ? "h2,http/1.1" : "http/1.1", tls,
+       c.early_data ? " allow-0rtt" : "");
   // HTTP/3 on the same port number over UDP, with the same chains and groups (a Retry only if
   // the arm asks: quic_retry).
-  if (c.quic) {
+  if (c.Serves(Protocol::kH3)) {
     line("  bind {} ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers{}{}",
          QuicBindAddress(listen), tls, c.quic_retry ? " quic-force-retry" : "");
   }

@@ -63,7 +63,7 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("  default_type application/octet-stream;");
   line("  server {{");
   line("    listen {} ssl;", listen);
-  if (c.quic) {
+  if (c.Serves(Protocol::kH3)) {
     // HTTP/3 on the TCP port's number (nginx's http_v3_module over OpenSSL's QUIC
     // compatibility layer): reuseport keeps each client's datagrams on one worker; no Retry
     // (the arm rules refuse quic_retry for nginx: with `on` this build sent none, measured).
@@ -71,7 +71,7 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
     line("    http3 on;");
     line("    quic_retry {};", c.quic_retry ? "on" : "off");
   }
-  if (c.h2) line("    http2 on;");
+  if (c.Serves(Protocol::kH2)) line("    http2 on;");
   line("    ssl_protocols TLSv1.3;");
   // One pair per chain: nginx gives OpenSSL each, which keeps one per leaf key type.
   for (const ServerCert& cert : c.certs) {

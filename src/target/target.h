@@ -4,6 +4,7 @@
 // what the server itself says it cost (its own CPU accounting, never the client's).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/protocol.h"
 #include "net/address.h"
 
 namespace pqc::target {
@@ -42,13 +44,12 @@ struct ServerConfig {
       false;  // 0-RTT on the server's tickets (embedded --early-data, nginx ssl_early_data)
   bool record_clients = false;  // embedded only: serve --clients <work_dir>/clients.sqlite
   unsigned threads = 1;         // event-loop threads / nginx workers / HAProxy threads
-  // quic: HTTP/3 over QUIC on UDP as well, on the TCP port's number (the TCP listener stays: it
-  // is what readiness polls, and an h1 client may share the server).
-  bool quic = false;
-  bool quic_retry = false;  // h3: a Retry before every handshake (ArmSettings::quic_retry)
-  // h2: HTTP/2 on the TCP listener as well (ALPN h2 beside http/1.1: nginx's `http2 on`,
-  // HAProxy's `alpn h2,http/1.1`).
-  bool h2 = false;
+  // protocols: what the server serves (core/protocol.h). HTTP/1.1 over TCP always: the TCP
+  // listener is what readiness polls, and an h1 client may share the server. h2 adds ALPN h2
+  // beside http/1.1 on it (nginx's `http2 on`, HAProxy's `alpn h2,http/1.1`); h3 adds HTTP/3
+  // over QUIC on UDP, on the TCP port's number.
+  std::vector<Protocol> protocols = {Protocol::kH1};
+  bool quic_retry = false;   // h3: a Retry before every handshake (ArmSettings::quic_retry)
   std::string ciphersuites;  // empty = OpenSSL default
   std::vector<uint64_t>
       payload_sizes;  // /payload/<size> sizes the arm requests (nginx needs files)
@@ -63,6 +64,11 @@ struct ServerConfig {
   // cpus: the CPUs the server's process (its threads and workers) may run on; empty = the
   // tool's own (the server_cpus setting).
   std::vector<unsigned> cpus;
+
+  bool Serves(Protocol p) const {
+    return p == Protocol::kH1 ||
+           std::find(protocols.begin(), protocols.end(), p) != protocols.end();
+  }
 };
 
 // CheckServerCerts: at least one chain, and each chain and key file readable (the error names
