@@ -1,17 +1,8 @@
 #include "client/connection.h"
 
-#include "client/quic_connection.h"
-#include "client/tcp_connection.h"
 #include "tls/algorithms.h"
 
 namespace pqc {
-
-std::unique_ptr<Connection> MakeConnection(ConnectionEnv& env, ConnectionRecord record) {
-  if (env.options->protocol == Protocol::kH3) {
-    return std::make_unique<QuicConnection>(env, std::move(record));
-  }
-  return std::make_unique<TcpConnection>(env, std::move(record));
-}
 
 void RecordNegotiated(const HandshakeFacts& facts, SSL* ssl, ConnectionRecord& record) {
   record.client_hello_bytes = facts.client_hello_bytes;

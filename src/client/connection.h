@@ -58,9 +58,6 @@ class Connection {
   Nanos last_progress_ = 0;
 };
 
-// MakeConnection: a connection of the options' protocol (h1: TCP, h3: QUIC), not yet started.
-std::unique_ptr<Connection> MakeConnection(ConnectionEnv& env, ConnectionRecord record);
-
 // RecordNegotiated: what a completed handshake negotiated and its messages' sizes, from the
 // message callback's facts and the connection, into `record` (over TCP and QUIC alike).
 void RecordNegotiated(const HandshakeFacts& facts, SSL* ssl, ConnectionRecord& record);

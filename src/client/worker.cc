@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "client/connection_factory.h"
 #include "http/request_writer.h"
 
 namespace pqc {
