@@ -136,6 +136,7 @@ std::optional<size_t> ParseCount(std::string_view text) {
 // ServeFlags: every flag of serve, parsed into typed values.
 struct ServeFlags {
   std::vector<Protocol> protocols;  // --protocol, parsed in ServeMain
+  SocketAddress listen_address;     // --listen, parsed in ServeMain
   std::string listen = "127.0.0.1:8443", protocol = "h1", groups = kDefaultServerGroups,
               tickets = "on", cache = "on", early_data = "off", quic_retry = "auto",
               max_per_source = "auto", ciphersuites, write_ca, stats_json, clients,
@@ -284,9 +285,9 @@ Result<ServerCerts> MakeServerCerts(const ServeFlags& f) {
   return out;
 }
 
-// QuicRetry: --quic-retry for a server listening at `listen` (auto: on beyond loopback).
-bool QuicRetry(const ServeFlags& f, const SocketAddress& listen) {
-  return f.quic_retry == "on" || (f.quic_retry == "auto" && !listen.IsLoopback());
+// QuicRetry: --quic-retry for the server at --listen (auto: on beyond loopback).
+bool QuicRetry(const ServeFlags& f) {
+  return f.quic_retry == "on" || (f.quic_retry == "auto" && !f.listen_address.IsLoopback());
 }
 
 int ServeWithPeer(const ServeFlags& f) {
@@ -299,11 +300,11 @@ int ServeWithPeer(const ServeFlags& f) {
   for (const CertKeyFiles& c : certs->files) n.config.certs.push_back({c.chain_file, c.key_file});
   n.cert_names = certs->what;
   n.work_dir = f.work_dir;
-  n.listen = f.listen;
+  n.listen = f.listen_address;
   n.config.groups = f.groups;
   n.config.quic = Serves(f.protocols, Protocol::kH3);  // with TCP (ServeMain refused h3 alone)
   n.config.h2 = Serves(f.protocols, Protocol::kH2);
-  if (auto listen = ParseAddress(f.listen)) n.config.quic_retry = QuicRetry(f, *listen);
+  n.config.quic_retry = QuicRetry(f);
   n.config.tickets = f.tickets == "on";
   n.config.session_cache = f.cache == "on";
   n.config.early_data = f.early_data == "on";
@@ -367,14 +368,12 @@ Result<Servers> StartServers(const ServerOptions& options, const std::vector<Pro
 
 int ServeEmbedded(const ServeFlags& f) {
   ServerOptions options;
-  auto addr = ParseAddress(f.listen);
-  if (!addr) return ReportError("serve", addr.error());
-  options.listen = *addr;
+  options.listen = f.listen_address;
   options.threads = f.threads;
   options.max_connections_per_thread = f.max_connections;
-  options.quic_retry = QuicRetry(f, *addr);
+  options.quic_retry = QuicRetry(f);
   if (f.max_per_source == "auto") {
-    options.max_connections_per_source = addr->IsLoopback() ? 0 : kExposedMaxPerSource;
+    options.max_connections_per_source = f.listen_address.IsLoopback() ? 0 : kExposedMaxPerSource;
   } else {
     auto n = ParseCount(f.max_per_source);
     if (!n) {
@@ -479,6 +478,9 @@ int ServeMain(int argc, char** argv) {
         MakeError(ErrorKind::kUsage, fmt::format("--protocol: {}", protocols.error().message)));
   }
   flags.protocols = std::move(*protocols);
+  auto listen = ParseAddress(flags.listen);
+  if (!listen) return ReportError("serve", listen.error());
+  flags.listen_address = *listen;
   const bool peer = flags.use_nginx || flags.use_haproxy;
   if (peer && !ServesTcp(flags.protocols)) {
     return ReportError("serve", MakeError(ErrorKind::kUsage,

@@ -93,16 +93,9 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
     if (!files) return ReportError("serve", files.error());
     o.config.certs.push_back({files->chain_pem, files->leaf_key_pem});
   }
-  auto addr = ParseAddress(o.listen);
-  if (!addr) return ReportError("serve", addr.error());
   target::Placement placement;
   placement.netns_path = o.netns_path;
-  placement.port = addr->port();
-  std::string host = addr->ToString();
-  placement.listen_host = host.substr(0, host.rfind(':'));
-  if (placement.listen_host.starts_with('[')) {
-    placement.listen_host = placement.listen_host.substr(1, placement.listen_host.size() - 2);
-  }
+  placement.listen = o.listen;
   auto peer = nginx ? target::MakeNginxTarget(o.exe) : target::MakeHaproxyTarget(o.exe);
   auto bound = peer->Start(o.config, placement, *dir);
   if (!bound) return ReportError("serve", bound.error());

@@ -23,7 +23,7 @@ struct PeerServeOptions {
   std::vector<CertChain> chains;
   std::string cert_names;
   std::string work_dir;  // empty = a new directory under $TMPDIR (kept: it holds the logs)
-  std::string listen;    // HOST:PORT (port 0 = a free one)
+  SocketAddress listen;  // port 0 = a free one
   std::string netns_path;
   target::ServerConfig config;  // certs, groups, tickets, cache, threads, ciphersuites, payloads
 };

@@ -257,8 +257,7 @@ Result<std::unique_ptr<TrialBarrier>> Meet(const Plan& plan, const RunOptions& o
     if (!l) return l.error();
     return LeaderBarrier(plan, std::move(*l));
   }
-  const SocketAddress& serve = o.serve_address.len > 0 ? o.serve_address : *o.rendezvous;
-  auto f = Follower::Join(*o.rendezvous, serve, o.shard, identity, key, deadline);
+  auto f = Follower::Join(*o.rendezvous, o.serve_host, o.shard, identity, key, deadline);
   if (!f) return f.error();
   facts->clock_offset_ns = f->clock().offset_ns;
   facts->clock_rtt_ns = f->clock().rtt_ns;

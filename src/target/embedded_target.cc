@@ -36,9 +36,9 @@ std::optional<SocketAddress> ListeningAddress(const std::string& log_path) {
 std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerConfig& c,
                                            const Placement& p) {
   std::vector<std::string> argv = {
-      exe, "serve", "--listen", HostPort(p.listen_host, p.port), "--tickets",
-      c.tickets ? "on" : "off", "--cache", c.session_cache ? "on" : "off", "--early-data",
-      c.early_data ? "on" : "off", "--threads", std::to_string(c.threads),
+      exe, "serve", "--listen", p.listen.ToString(), "--tickets", c.tickets ? "on" : "off",
+      "--cache", c.session_cache ? "on" : "off", "--early-data", c.early_data ? "on" : "off",
+      "--threads", std::to_string(c.threads),
       // Explicit: serve's `auto` would turn both on for an emulated link's 198.18.0.1.
       "--quic-retry", c.quic_retry ? "on" : "off", "--max-per-source", "0"};
   for (const std::string& name : c.providers) argv.insert(argv.end(), {"--provider", name});

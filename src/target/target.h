@@ -72,8 +72,8 @@ Status CheckServerCerts(const ServerConfig& c);
 // Placement: where the server runs.
 struct Placement {
   std::string netns_path;  // empty = this namespace; else the child setns()es into it
-  std::string listen_host = "127.0.0.1";
-  uint16_t port = 0;  // 0 = any free port (the target reports the one it got)
+  // listen: where it listens; port 0 = any free port (the target reports the one it got).
+  SocketAddress listen = LoopbackAddress();
 };
 
 struct TargetStats {
