@@ -186,6 +186,8 @@ TEST_F(TargetTest, EmbeddedNegotiatesServesCountsAndStops) {
   EXPECT_EQ(stats->details["handshakes"]["full"].get<uint64_t>(), *stats->handshakes);
   EXPECT_GT(stats->details["cpu_us_per_handshake"].get<double>(), 0);
   EXPECT_EQ(stats->log_path, work_ + "/serve.log");
+  EXPECT_FALSE(stats->exit.empty());  // how it ended, typed (serve --nginx prints it)
+  EXPECT_EQ(stats->details["exit"].get<std::string>(), stats->exit);
   EXPECT_FALSE(Alive(pids[0]));
 }
 
@@ -217,6 +219,7 @@ TEST_F(TargetTest, NginxNegotiatesServesResumesAndLeavesNoProcess) {
   EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
   EXPECT_FALSE(stats->handshakes.has_value());
   EXPECT_FALSE(stats->details["killed"].get<bool>());
+  EXPECT_EQ(stats->details["exit"].get<std::string>(), stats->exit);
   EXPECT_FALSE(Alive(masters[0]));
   for (pid_t w : workers) EXPECT_FALSE(Alive(w)) << "worker " << w;
   // The payload file holds the embedded server's bytes.

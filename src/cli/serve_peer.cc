@@ -112,8 +112,7 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
     return ReportError("serve", MakeError(ErrorKind::kSystem, stats->died));
   }
   if (sig > 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s,
-             stats->details.value("exit", ""));  // json by key: the peer's own words
+  fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s, stats->exit);
   fmt::print("CPU           user {:.3f} s, sys {:.3f} s ({})\n", stats->cpu_user_s,
              stats->cpu_sys_s, nginx ? "nginx master and workers" : "haproxy, all threads");
   fmt::print("log           {}\n", stats->log_path);

@@ -1,7 +1,7 @@
 // serve_peer — `pqc-bench serve --nginx` / `--haproxy`: a real server in the foreground with
 // serve's flags, for a side-by-side look at the embedded server and a deployed one outside a
-// scenario. The flags are wired in serve.cc; this runs that server's target driver until
-// SIGINT/SIGTERM.
+// scenario. The flags are serve_flags.cc's, wired in serve.cc; this runs that server's target
+// driver until SIGINT/SIGTERM.
 #pragma once
 
 #include <csignal>

@@ -394,8 +394,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     auto floors = MeasureArmFloors(plan.arms);
     if (!floors) return floors.error();
     fmt::print(options.log, "crypto floors: {} primitives measured in {:.1f} s\n",
-               floors->speed.is_null() ? 0 : floors->speed["entries"].size(),
-               static_cast<double>(MonotonicNow() - floor_start) / 1e9);
+               floors->primitives, static_cast<double>(MonotonicNow() - floor_start) / 1e9);
     for (const std::string& note : floors->notes) fmt::print(options.log, "  {}\n", note);
     info.speed = std::move(floors->speed);
     info.shard = options.shard;

@@ -92,6 +92,7 @@ TargetStats StatsOfExit(const ChildExit& e, std::string log_path, std::string_vi
   st.cpu_user_s = e.cpu_user_s;
   st.cpu_sys_s = e.cpu_sys_s;
   st.wall_s = e.wall_s;
+  st.exit = e.Describe();
   if (e.unasked) {
     std::string tail = ReadTail(log_path, 1000);
     while (!tail.empty() && tail.back() == '\n') tail.pop_back();

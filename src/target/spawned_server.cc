@@ -60,7 +60,7 @@ Result<TargetStats> SpawnedServerTarget::Stop() {
   TargetStats st = StatsOfExit(*e, launch_.log_path.empty() ? out_path_ : launch_.log_path, name_);
   st.details = {{"config", launch_.config_path},
                 {"output", out_path_},
-                {"exit", e->Describe()},
+                {"exit", st.exit},
                 {"killed", e->killed}};
   return st;
 }
