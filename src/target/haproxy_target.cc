@@ -17,7 +17,7 @@ class HaproxyTarget final : public SpawnedServerTarget {
   Result<ServerLaunch> Prepare(const ServerConfig& c, const SocketAddress& listen,
                                const std::string& work_dir) override {
     HaproxyFiles f = HaproxyFilesIn(work_dir);
-    if (Status s = WriteHaproxyFiles(c, listen.ToString(), f); !s) return s.error();
+    if (Status s = WriteHaproxyFiles(c, listen, f); !s) return s.error();
     ServerLaunch l;
     // -db: foreground, no daemon; -f: the arm's configuration. It logs to its output.
     l.argv = {exe(), "-db", "-f", f.conf};

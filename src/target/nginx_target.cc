@@ -18,7 +18,7 @@ class NginxTarget final : public SpawnedServerTarget {
   Result<ServerLaunch> Prepare(const ServerConfig& c, const SocketAddress& listen,
                                const std::string& work_dir) override {
     NginxFiles f = NginxFilesIn(work_dir);
-    if (Status s = WriteNginxFiles(c, listen.ToString(), f); !s) return s.error();
+    if (Status s = WriteNginxFiles(c, listen, f); !s) return s.error();
     std::filesystem::remove(f.error_log);
     ServerLaunch l;
     // -p: relative paths resolve in the trial's directory; -e: the error log from the very
