@@ -39,9 +39,9 @@
 #include "link/netns.h"
 #include "target/readiness.h"
 #include "target/target.h"
+#include "test_paths.h"
 #include "tls/cert_chain.h"
 #include "tls/cert_files.h"
-#include "test_paths.h"
 
 namespace pqc::target {
 namespace {
@@ -99,8 +99,7 @@ void StartArm(Arm& arm, const link::Link* net) {
   Placement where;
   if (net != nullptr) {
     where.netns_path = net->server_netns_path();
-    where.listen_host = net->server_ip();
-    where.port = 8443;
+    where.listen = net->server_address(8443);
     arm.client_netns = net->client_netns_path();
   }
   arm.nginx = MakeNginxTarget(NginxExe());

@@ -130,7 +130,7 @@ TEST(FileOutput, HaproxyChainAndKeyIsPrivate) {
   fs::create_directories(d.path / "w");
   std::ofstream(d.path / "victim") << "keep\n";
   fs::create_symlink(d.path / "victim", f.conf);
-  ASSERT_TRUE(target::WriteHaproxyFiles(c, "127.0.0.1:4433", f).ok());
+  ASSERT_TRUE(target::WriteHaproxyFiles(c, LoopbackAddress(4433), f).ok());
   const std::string pem = target::HaproxyCertFile(f, 0);
   EXPECT_EQ(ModeOf(pem) & 0777, 0600u);
   EXPECT_NE(Read(pem).find("PRIVATE KEY"), std::string::npos);

@@ -92,7 +92,7 @@ class LinkIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(chain_);
     auto in = ScopedNetns::Enter(link_->server_netns_path());
     ASSERT_TRUE(in.ok()) << in.error().message;
-    server_ = test::StartEmbedded(ParseAddress(link_->server_ip() + ":8443").value(), *chain_,
+    server_ = test::StartEmbedded(link_->server_address(8443), *chain_,
                                   {.groups = groups, .max_early_data = max_early_data, .h2 = h2});
     ASSERT_TRUE(server_);
   }
@@ -759,14 +759,14 @@ std::string LinkAsNobody(bool tun_for_all) {
     std::thread t([&] {
       auto srv_ns = ScopedNetns::Enter((*link)->server_netns_path());
       if (!srv_ns) return void(result = srv_ns.error().message);
-      auto addr = ParseAddress(std::string(kServerIp) + ":9000");
-      auto listener = ListenTcp(*addr, 4, false);
+      const SocketAddress addr = ServerAddress(9000);
+      auto listener = ListenTcp(addr, 4, false);
       if (!listener) return void(result = listener.error().message);
       auto cli_ns = ScopedNetns::Enter((*link)->client_netns_path());
       if (!cli_ns) return void(result = cli_ns.error().message);
       ScopedFd c(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
       const Nanos t0 = MonotonicNow();
-      if (connect(c.get(), addr->sa(), addr->len) != 0) {
+      if (connect(c.get(), addr.sa(), addr.len) != 0) {
         return void(result = std::string("connect: ") + std::strerror(errno));
       }
       const double ms = static_cast<double>(MonotonicNow() - t0) / 1e6;

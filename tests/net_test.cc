@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/fd.h"
 #include "gtest/gtest.h"
+#include "link/link.h"
 #include "net/address.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
@@ -95,6 +96,27 @@ TEST(AddressTest, RejectsBadInputWithHelpfulMessage) {
     EXPECT_NE(a.error().message.find(std::string("'") + bad + "'"), std::string::npos)
         << a.error().message;
     EXPECT_NE(a.error().message.find("e.g. 127.0.0.1:8443"), std::string::npos)
+        << a.error().message;
+  }
+}
+
+TEST(AddressTest, TypedPartsNeverGoThroughText) {
+  EXPECT_EQ(LoopbackAddress().ToString(), "127.0.0.1:0");
+  EXPECT_TRUE(LoopbackAddress(8443).IsLoopback());
+  EXPECT_EQ(Ipv4Address({198, 18, 0, 1}, 443).ToString(), "198.18.0.1:443");
+  EXPECT_EQ(Ipv4Address({198, 18, 0, 1}, 443).len, sizeof(sockaddr_in));
+  // The emulated link's server: the typed address is the one its namespace is given.
+  EXPECT_EQ(link::ServerAddress().Host(), link::kServerIp);
+}
+
+TEST(AddressTest, AHostWithoutPortIsParsedWithPortZero) {
+  EXPECT_EQ(ParseHost("10.0.0.1").value().ToString(), "10.0.0.1:0");
+  EXPECT_EQ(ParseHost("::1").value().ToString(), "[::1]:0");
+  EXPECT_EQ(ParseHost("localhost").value().ToString(), "127.0.0.1:0");
+  for (const char* bad : {"", "[::1]", "example.com", "10.0.0.1:80", "256.0.0.1"}) {
+    auto a = ParseHost(bad);
+    ASSERT_FALSE(a.ok()) << "accepted '" << bad << "'";
+    EXPECT_NE(a.error().message.find(std::string("'") + bad + "'"), std::string::npos)
         << a.error().message;
   }
 }

@@ -24,6 +24,7 @@
 #include "tls/algorithms.h"
 #include "tls/cert_chain.h"
 #include "tls/client_hello.h"
+#include "tls/client_record.h"
 
 namespace pqc {
 namespace {
@@ -312,6 +313,25 @@ TEST(ClientLogTest, TheWriterKeepsAtMostItsCapAndCountsTheRest) {
   auto bad = results::ReadClientLog(std::string(PQC_CORPUS_DIR) + "/truncated");
   ASSERT_FALSE(bad.ok());
   std::filesystem::remove(file);
+}
+
+// The stored outcome is read back as the type the server recorded, so that the summary counts
+// by enum: every name round-trips, and a name no outcome has is none (counted as failed).
+TEST(ClientSummaryTest, OutcomesAreCountedByTypeNotByText) {
+  for (ClientOutcome o : {ClientOutcome::kOk, ClientOutcome::kFailed, ClientOutcome::kMalformed,
+                          ClientOutcome::kOversize}) {
+    EXPECT_EQ(ParseClientOutcome(ClientOutcomeName(o)), o);
+  }
+  EXPECT_FALSE(ParseClientOutcome("completed").has_value());
+  std::vector<results::ClientLogRow> rows(4);
+  rows[0].outcome = "ok";
+  rows[1].outcome = "oversize";
+  rows[2].outcome = "malformed";
+  rows[3].outcome = "something newer";
+  const report::ClientSummary s = report::SummarizeClients(rows, "clients.sqlite");
+  EXPECT_EQ(s.all.connections, 4u);
+  EXPECT_EQ(s.all.completed, 1u);
+  EXPECT_EQ(s.all.malformed, 2u);
 }
 
 // The summary by client in Markdown (`report --clients --format md`): a client's User-Agent is

@@ -84,7 +84,7 @@ class QuicLinkTest : public ::testing::TestWithParam<QuicCase> {
     ASSERT_TRUE(ctx.ok()) << ctx.error().message;
     ctx_ = std::move(*ctx);
     quic::H3ServerConfig cfg;
-    cfg.listen = *ParseAddress(link_->server_ip() + ":8443");
+    cfg.listen = link_->server_address(8443);
     cfg.ctx = ctx_.get();
     auto s = quic::H3Server::Start(cfg);
     ASSERT_TRUE(s.ok()) << s.error().message;
@@ -98,7 +98,7 @@ class QuicLinkTest : public ::testing::TestWithParam<QuicCase> {
     LoadOptions o;
     o.protocol = Protocol::kH3;
     o.tls.transport = Transport::kQuic;
-    o.target = *ParseAddress(link_->server_ip() + ":8443");
+    o.target = link_->server_address(8443);
     o.mix = {{ConnMode::kFresh, 1.0}};
     o.rate = 10;
     o.duration = 800 * kMs;

@@ -186,6 +186,8 @@ TEST_F(TargetTest, EmbeddedNegotiatesServesCountsAndStops) {
   EXPECT_EQ(stats->details["handshakes"]["full"].get<uint64_t>(), *stats->handshakes);
   EXPECT_GT(stats->details["cpu_us_per_handshake"].get<double>(), 0);
   EXPECT_EQ(stats->log_path, work_ + "/serve.log");
+  EXPECT_FALSE(stats->exit.empty());  // how it ended, typed (serve --nginx prints it)
+  EXPECT_EQ(stats->details["exit"].get<std::string>(), stats->exit);
   EXPECT_FALSE(Alive(pids[0]));
 }
 
@@ -217,6 +219,7 @@ TEST_F(TargetTest, NginxNegotiatesServesResumesAndLeavesNoProcess) {
   EXPECT_GT(stats->cpu_user_s + stats->cpu_sys_s, 0);
   EXPECT_FALSE(stats->handshakes.has_value());
   EXPECT_FALSE(stats->details["killed"].get<bool>());
+  EXPECT_EQ(stats->details["exit"].get<std::string>(), stats->exit);
   EXPECT_FALSE(Alive(masters[0]));
   for (pid_t w : workers) EXPECT_FALSE(Alive(w)) << "worker " << w;
   // The payload file holds the embedded server's bytes.
@@ -517,7 +520,7 @@ ServerConfig ConfigTestArm() {
 TEST(HaproxyConfigTest, FollowsTheArm) {
   ServerConfig c = ConfigTestArm();
   const HaproxyFiles f = HaproxyFilesIn("/w");
-  std::string text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  std::string text = HaproxyConfigText(c, LoopbackAddress(4433), f, 1024);
   for (const char* want :
        {"nbthread 3\n", "maxconn 480\n", "tune.ssl.cachesize 0\n",
         "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1 prefer-client-ciphers "
@@ -536,7 +539,7 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   c.tickets = c.session_cache = c.early_data = true;
   c.certs.push_back({"/d/ml-dsa.pem", "/d/ml-dsa.key"});  // a second chain: a second crt
   c.payload_sizes = {10240};
-  text = HaproxyConfigText(c, "[::1]:4433", f, 1024);
+  text = HaproxyConfigText(c, ParseAddress("[::1]:4433").value(), f, 1024);
   EXPECT_EQ(text.find("cachesize"), std::string::npos) << text;
   EXPECT_EQ(text.find("no-tls-tickets"), std::string::npos) << text;
   for (const char* want :
@@ -549,7 +552,7 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
   EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
   // An h3 arm: QUIC over the compatibility layer, on the same port number with the same chains.
   c.protocols = {Protocol::kH1, Protocol::kH3};
-  text = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  text = HaproxyConfigText(c, LoopbackAddress(4433), f, 1024);
   for (const char* want :
        {"  limited-quic\n",
         "bind quic4@127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn h3 prefer-client-ciphers "
@@ -557,11 +560,12 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
         "bind 127.0.0.1:4433 ssl ssl-min-ver TLSv1.3 alpn http/1.1"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
-  EXPECT_NE(HaproxyConfigText(c, "[::1]:4433", f, 1024).find("bind quic6@::1:4433 ssl"),
+  EXPECT_NE(HaproxyConfigText(c, ParseAddress("[::1]:4433").value(), f, 1024)
+                .find("bind quic6@::1:4433 ssl"),
             std::string::npos);
   EXPECT_EQ(text.find("quic-force-retry"), std::string::npos) << text;
   c.quic_retry = true;  // on the QUIC bind only
-  const std::string retry = HaproxyConfigText(c, "127.0.0.1:4433", f, 1024);
+  const std::string retry = HaproxyConfigText(c, LoopbackAddress(4433), f, 1024);
   const size_t quic_bind = retry.find("bind quic4@127.0.0.1:4433 ssl");
   ASSERT_NE(quic_bind, std::string::npos) << retry;
   const std::string quic_line = retry.substr(quic_bind, retry.find('\n', quic_bind) - quic_bind);
@@ -578,7 +582,7 @@ TEST(HaproxyConfigTest, FollowsTheArm) {
 
 TEST(NginxConfigTest, FollowsTheArm) {
   ServerConfig c = ConfigTestArm();
-  std::string text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  std::string text = NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024);
   for (const char* want :
        {"worker_processes 3;", "listen 127.0.0.1:4433 ssl;", "ssl_protocols TLSv1.3;",
         "ssl_conf_command Groups \"X25519MLKEM768/X25519\";",
@@ -588,15 +592,15 @@ TEST(NginxConfigTest, FollowsTheArm) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
   c.tickets = c.session_cache = true;
-  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  text = NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024);
   EXPECT_NE(text.find("ssl_session_cache shared:"), std::string::npos);
   EXPECT_NE(text.find("ssl_session_tickets on;"), std::string::npos);
   EXPECT_EQ(text.find("ssl_early_data"), std::string::npos);
   c.early_data = true;
-  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  text = NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024);
   EXPECT_NE(text.find("ssl_early_data on;"), std::string::npos);
   c.certs.push_back({"/d/ml-dsa.pem", "/d/ml-dsa.key"});  // a second chain: a second pair
-  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  text = NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024);
   const size_t first = text.find("ssl_certificate \"/d/chain.pem\";");
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_NE(text.find("ssl_certificate_key \"/d/key.pem\";", first), std::string::npos);
@@ -604,16 +608,16 @@ TEST(NginxConfigTest, FollowsTheArm) {
   ASSERT_NE(second, std::string::npos) << text;
   EXPECT_NE(text.find("ssl_certificate_key \"/d/ml-dsa.key\";", second), std::string::npos);
   EXPECT_EQ(text.find("quic"), std::string::npos) << text;  // h1 arms: TCP only
-  c.protocols = {Protocol::kH1,
-                 Protocol::kH3};  // an h3 arm: UDP on the same port, beside TCP, no Retry
-  text = NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024);
+  c.protocols = {Protocol::kH1, Protocol::kH3};  // an h3 arm: UDP on the same port, beside TCP
+  text = NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024);
   for (const char* want : {"listen 127.0.0.1:4433 ssl;", "listen 127.0.0.1:4433 quic reuseport;",
                            "http3 on;", "quic_retry off;"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
   c.quic_retry = true;  // an arm of an exposed server: every address validated first
-  EXPECT_NE(NginxConfigText(c, "127.0.0.1:4433", NginxFilesIn("/w"), 1024).find("quic_retry on;"),
-            std::string::npos);
+  EXPECT_NE(
+      NginxConfigText(c, LoopbackAddress(4433), NginxFilesIn("/w"), 1024).find("quic_retry on;"),
+      std::string::npos);
   EXPECT_EQ(PayloadNames(10240), (std::vector<std::string>{"10240", "10240B", "10K"}));
   EXPECT_EQ(PayloadNames(100), (std::vector<std::string>{"100", "100B"}));
 }

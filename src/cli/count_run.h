@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/provider_flags.h"
+#include "cli/unit_flags.h"
 #include "count/stage_attribution.h"
 #include "scenario/arm_settings.h"
 #include "speed/crypto_floor.h"

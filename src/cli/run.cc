@@ -276,13 +276,12 @@ int RunMain(int argc, char** argv) {
   if (!rendezvous) return ReportError("run", rendezvous.error());
   auto key = ParseRendezvousKey(f.shard);
   if (!key) return ReportError("run", key.error());
-  auto serve = ParseServeHost(f.shard);
+  auto serve = ParseServeHost(f.shard, *rendezvous);
   if (!serve) return ReportError("run", serve.error());
   ro.shard = *shard;
   ro.rendezvous = *rendezvous;
   ro.rendezvous_key = std::move(*key);
-  ro.serve_host = serve->host;
-  ro.serve_address = serve->address;
+  ro.serve_host = *serve;
   ro.rendezvous_timeout = f.shard.rendezvous_timeout;
   ro.max_start_late = f.shard.start_tolerance;
   const std::string adjacent =

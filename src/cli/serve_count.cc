@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cli/unit_flags.h"
 #include "core/instruction_window.h"
 
 namespace pqc::cli {

@@ -93,16 +93,9 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
     if (!files) return ReportError("serve", files.error());
     o.config.certs.push_back({files->chain_pem, files->leaf_key_pem});
   }
-  auto addr = ParseAddress(o.listen);
-  if (!addr) return ReportError("serve", addr.error());
   target::Placement placement;
   placement.netns_path = o.netns_path;
-  placement.port = addr->port();
-  std::string host = addr->ToString();
-  placement.listen_host = host.substr(0, host.rfind(':'));
-  if (placement.listen_host.starts_with('[')) {
-    placement.listen_host = placement.listen_host.substr(1, placement.listen_host.size() - 2);
-  }
+  placement.listen = o.listen;
   auto peer = nginx ? target::MakeNginxTarget(o.exe) : target::MakeHaproxyTarget(o.exe);
   auto bound = peer->Start(o.config, placement, *dir);
   if (!bound) return ReportError("serve", bound.error());
@@ -119,8 +112,7 @@ int ServePeer(PeerServeOptions o, StopSignals& signals, int64_t deadline) {
     return ReportError("serve", MakeError(ErrorKind::kSystem, stats->died));
   }
   if (sig > 0) fmt::print("{} received\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s,
-             stats->details.value("exit", ""));  // json by key: the peer's own words
+  fmt::print("stopped after {:.2f} s ({})\n", stats->wall_s, stats->exit);
   fmt::print("CPU           user {:.3f} s, sys {:.3f} s ({})\n", stats->cpu_user_s,
              stats->cpu_sys_s, nginx ? "nginx master and workers" : "haproxy, all threads");
   fmt::print("log           {}\n", stats->log_path);

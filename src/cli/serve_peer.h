@@ -1,7 +1,7 @@
 // serve_peer — `pqc-bench serve --nginx` / `--haproxy`: a real server in the foreground with
 // serve's flags, for a side-by-side look at the embedded server and a deployed one outside a
-// scenario. The flags are wired in serve.cc; this runs that server's target driver until
-// SIGINT/SIGTERM.
+// scenario. The flags are serve_flags.cc's, wired in serve.cc; this runs that server's target
+// driver until SIGINT/SIGTERM.
 #pragma once
 
 #include <csignal>
@@ -23,7 +23,7 @@ struct PeerServeOptions {
   std::vector<CertChain> chains;
   std::string cert_names;
   std::string work_dir;  // empty = a new directory under $TMPDIR (kept: it holds the logs)
-  std::string listen;    // HOST:PORT (port 0 = a free one)
+  SocketAddress listen;  // port 0 = a free one
   std::string netns_path;
   target::ServerConfig config;  // certs, groups, tickets, cache, threads, ciphersuites, payloads
 };

@@ -75,19 +75,15 @@ Result<std::optional<scenario::RendezvousKey>> ParseRendezvousKey(const ShardFla
   return std::optional<scenario::RendezvousKey>(std::move(*key));
 }
 
-Result<ServeHost> ParseServeHost(const ShardFlags& f) {
-  ServeHost out;
-  out.host = !f.serve_host.empty()   ? f.serve_host
-             : !f.rendezvous.empty() ? AddressHost(f.rendezvous)
-                                     : "127.0.0.1";
-  const bool v6 = out.host.find(':') != std::string::npos;
-  auto a = ParseAddress(v6 ? fmt::format("[{}]:0", out.host) : fmt::format("{}:0", out.host));
+Result<SocketAddress> ParseServeHost(const ShardFlags& f,
+                                     const std::optional<SocketAddress>& rendezvous) {
+  if (f.serve_host.empty()) return rendezvous ? rendezvous->WithPort(0) : LoopbackAddress();
+  auto a = ParseHost(f.serve_host);
   if (!a) {
     return MakeError(ErrorKind::kUsage,
-                     fmt::format("--serve-host {}: {}", out.host, a.error().message));
+                     fmt::format("--serve-host {}: {}", f.serve_host, a.error().message));
   }
-  out.address = *a;
-  return out;
+  return *a;
 }
 
 }  // namespace pqc::cli

@@ -37,12 +37,9 @@ Result<int64_t> ParseStartAt(const ShardFlags& f);
 Result<std::optional<SocketAddress>> ParseRendezvous(const ShardFlags& f);
 // RendezvousKey: the key file's contents (LoadRendezvousKey's checks), if --rendezvous-key.
 Result<std::optional<scenario::RendezvousKey>> ParseRendezvousKey(const ShardFlags& f);
-// ServeHost: --serve-host, or the rendezvous host, or 127.0.0.1; as text (what the targets
-// listen on) and as an address with port 0 (where a follower loads them).
-struct ServeHost {
-  std::string host;
-  SocketAddress address;
-};
-Result<ServeHost> ParseServeHost(const ShardFlags& f);
+// ServeHost: --serve-host, or the host of the parsed --rendezvous, or 127.0.0.1, with port 0:
+// where shard 0's targets listen and a follower loads them.
+Result<SocketAddress> ParseServeHost(const ShardFlags& f,
+                                     const std::optional<SocketAddress>& rendezvous);
 
 }  // namespace pqc::cli

@@ -13,6 +13,9 @@
 
 namespace pqc::cli {
 
+// kSecond: a duration flag's defaults and bounds are written in it ("10 * kSecond").
+inline constexpr Nanos kSecond = 1'000'000'000;
+
 // AddDuration: a duration in (0, max] ("30s", "250ms"); `out` keeps its value when not given.
 CLI::Option* AddDuration(CLI::App& app, const std::string& name, Nanos& out,
                          const std::string& help, Nanos max);

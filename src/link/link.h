@@ -25,11 +25,17 @@
 #include "link/link_profile.h"
 #include "link/mover.h"
 #include "link/netns.h"
+#include "net/address.h"
 
 namespace pqc::link {
 
 inline constexpr const char* kServerIp = "198.18.0.1";
 inline constexpr const char* kClientIp = "198.18.0.2";
+// ServerAddress: kServerIp at `port`, typed (where a server listens or a client connects).
+inline SocketAddress ServerAddress(uint16_t port = 0) {
+  return Ipv4Address({198, 18, 0, 1}, port);
+}
+
 class Link {
  public:
   // Create: removes stale pqc-bench namespaces, then builds everything or nothing. Needs root
@@ -52,6 +58,7 @@ class Link {
   const std::string& server_netns_path() const { return server_ns_.path(); }
   const std::string& client_netns_path(size_t site = 0) const { return client_ns_[site].path(); }
   std::string server_ip() const { return kServerIp; }
+  SocketAddress server_address(uint16_t port = 0) const { return ServerAddress(port); }
   std::string client_ip(size_t site = 0) const;
   // stats: every site's wire together; site_stats: one site's.
   MoverStats stats() const { return mover_->stats(); }

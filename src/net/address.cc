@@ -30,6 +30,38 @@ bool ParsePort(std::string_view text, uint16_t* port) {
   return true;
 }
 
+// HostAddress: `host` (an IPv4 literal or "localhost", or, `bracketed`, an IPv6 literal) with
+// `port`; errors name `text`, what the user wrote.
+Result<SocketAddress> HostAddress(std::string_view text, std::string_view host, bool bracketed,
+                                  uint16_t port) {
+  if (host.empty()) return Invalid(text, "missing host, expected HOST:PORT");
+  SocketAddress out;
+  std::string host_z(host);  // inet_pton needs a terminated string
+  if (!bracketed &&
+      (host == "localhost" || host_z.find_first_not_of("0123456789.") == std::string::npos)) {
+    if (host == "localhost") host_z = "127.0.0.1";
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(port);
+    if (inet_pton(AF_INET, host_z.c_str(), &sin.sin_addr) != 1) {
+      return Invalid(text, "host is not an IPv4 address (names are not resolved)");
+    }
+    std::memcpy(&out.storage, &sin, sizeof(sin));
+    out.len = sizeof(sin);
+    return out;
+  }
+  if (!bracketed) return Invalid(text, "host must be an IP literal or localhost (no DNS)");
+  sockaddr_in6 sin6{};
+  sin6.sin6_family = AF_INET6;
+  sin6.sin6_port = htons(port);
+  if (inet_pton(AF_INET6, host_z.c_str(), &sin6.sin6_addr) != 1) {
+    return Invalid(text, "host in brackets is not an IPv6 address");
+  }
+  std::memcpy(&out.storage, &sin6, sizeof(sin6));
+  out.len = sizeof(sin6);
+  return out;
+}
+
 }  // namespace
 
 Result<SocketAddress> ParseAddress(std::string_view text) {
@@ -56,31 +88,23 @@ Result<SocketAddress> ParseAddress(std::string_view text) {
   if (host.empty()) return Invalid(text, "missing host, expected HOST:PORT");
   uint16_t port = 0;
   if (!ParsePort(port_text, &port)) return Invalid(text, "port must be a number 0-65535");
+  return HostAddress(text, host, bracketed, port);
+}
 
+Result<SocketAddress> ParseHost(std::string_view text) {
+  // A host alone holds a colon only as IPv6, so it needs no brackets here.
+  const bool v6 = text.find(':') != std::string_view::npos;
+  return HostAddress(text, text, v6, 0);
+}
+
+SocketAddress Ipv4Address(std::array<uint8_t, 4> ip, uint16_t port) {
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(port);
+  std::memcpy(&sin.sin_addr, ip.data(), ip.size());  // network order: a.b.c.d as written
   SocketAddress out;
-  std::string host_z(host);  // inet_pton needs a terminated string
-  if (!bracketed &&
-      (host == "localhost" || host_z.find_first_not_of("0123456789.") == std::string::npos)) {
-    if (host == "localhost") host_z = "127.0.0.1";
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(port);
-    if (inet_pton(AF_INET, host_z.c_str(), &sin.sin_addr) != 1) {
-      return Invalid(text, "host is not an IPv4 address (names are not resolved)");
-    }
-    std::memcpy(&out.storage, &sin, sizeof(sin));
-    out.len = sizeof(sin);
-    return out;
-  }
-  if (!bracketed) return Invalid(text, "host must be an IP literal or localhost (no DNS)");
-  sockaddr_in6 sin6{};
-  sin6.sin6_family = AF_INET6;
-  sin6.sin6_port = htons(port);
-  if (inet_pton(AF_INET6, host_z.c_str(), &sin6.sin6_addr) != 1) {
-    return Invalid(text, "host in brackets is not an IPv6 address");
-  }
-  std::memcpy(&out.storage, &sin6, sizeof(sin6));
-  out.len = sizeof(sin6);
+  std::memcpy(&out.storage, &sin, sizeof(sin));
+  out.len = sizeof(sin);
   return out;
 }
 

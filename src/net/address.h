@@ -5,6 +5,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,18 @@ struct SocketAddress {
 // ParseAddress: "HOST:PORT" with an IPv4 literal or "localhost", or "[IPV6]:PORT". Port 0 is
 // accepted (bind to an ephemeral port); errors name the text and show an example.
 Result<SocketAddress> ParseAddress(std::string_view text);
+
+// ParseHost: a host without a port, as a flag names one ("10.0.0.1", "::1" without brackets,
+// "localhost"), as an address with port 0; ParseAddress's rules and messages otherwise.
+Result<SocketAddress> ParseHost(std::string_view text);
+
+// Ipv4Address: an address the tool chooses itself, from its parts, so that it never goes
+// through text (the emulated link's 198.18.0.1, loopback).
+SocketAddress Ipv4Address(std::array<uint8_t, 4> ip, uint16_t port);
+// LoopbackAddress: 127.0.0.1:port (port 0: bind to any free port).
+inline SocketAddress LoopbackAddress(uint16_t port = 0) {
+  return Ipv4Address({127, 0, 0, 1}, port);
+}
 
 // Endpoint: a server's address as the user wrote it, parsed once where it is read: where to
 // connect, the host as written (an external server's default name: SNI, Host header and the

@@ -8,6 +8,7 @@
 #include "report/html_page.h"
 #include "report/html_text.h"
 #include "tls/client_hello.h"
+#include "tls/client_record.h"
 
 namespace pqc::report {
 namespace {
@@ -40,12 +41,15 @@ void Count(ClientSummaryRow& c, const results::ClientLogRow& r) {
                                           r.fingerprint) == c.fingerprints.end()) {
     c.fingerprints.push_back(r.fingerprint);
   }
-  if (r.outcome == "malformed" || r.outcome == "oversize") ++c.malformed;
+  // The stored row names its outcome (results/client_log.h); parsed once, here. A name this
+  // build does not know counts as failed, as the server would have recorded it.
+  const ClientOutcome outcome = ParseClientOutcome(r.outcome).value_or(ClientOutcome::kFailed);
+  if (outcome == ClientOutcome::kMalformed || outcome == ClientOutcome::kOversize) ++c.malformed;
   if (AnyPostQuantum(r.groups)) ++c.pq_offered;
   if (AnyPostQuantum(r.key_shares)) ++c.pq_key_share;
   if (AnyMlDsa(r.sigalgs)) ++c.mldsa_capable;
   if (r.hello_segments > 1) ++c.multi_segment;
-  if (r.outcome != "ok") return;
+  if (outcome != ClientOutcome::kOk) return;
   ++c.completed;
   ++c.groups[r.group];
   if (IsPostQuantumGroupName(r.group)) {

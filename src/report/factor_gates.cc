@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "report/comparison_phase.h"
+
 namespace pqc::report {
 namespace {
 
@@ -17,13 +19,6 @@ const ArmSummary* ArmById(const Summary& s, uint64_t id) {
     if (a.id == id) return &a;
   }
   return nullptr;
-}
-
-std::optional<Phase> PhaseNamed(std::string_view name) {
-  for (Phase p : kAllPhases) {
-    if (PhaseName(p) == name) return p;
-  }
-  return std::nullopt;
 }
 
 std::optional<double> BaselineOf(const Summary& s, const Comparison& c, Phase phase,
@@ -66,7 +61,7 @@ Result<FactorVerdict> JudgeFactor(const Summary& summary, std::string_view facto
   FactorVerdict v{.factor = std::string(factor), .lines = {}};
   for (const Comparison& c : summary.comparisons) {
     if (c.factor != factor) continue;
-    const std::optional<Phase> phase = PhaseNamed(c.phase);
+    const std::optional<Phase> phase = ComparisonPhase(c);
     if (!phase) continue;
     for (Statistic stat : kStatistics) {
       std::vector<const Gate*> judging;

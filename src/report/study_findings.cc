@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "report/comparison_phase.h"
+
 namespace pqc::report {
 namespace {
 
@@ -109,25 +111,25 @@ std::vector<std::string> StudyFindings(const Summary& s) {
   std::vector<std::string> out;
   const std::string first = s.factors.empty() ? "" : s.factors.front();
   for (const Comparison& c : s.comparisons) {
+    const std::optional<Phase> phase = ComparisonPhase(c);
     // A payload sweep changes the response, not the handshake: its response is said too.
-    const bool wanted = (c.phase == "handshake" && c.factor == first) ||
-                        (c.phase == "response" && c.factor == "payload");
+    const bool wanted = (phase == Phase::kHandshake && c.factor == first) ||
+                        (phase == Phase::kResponse && c.factor == "payload");
     const ArmSummary* arm = ArmById(s, c.arm);
     const ArmSummary* base = ArmById(s, c.baseline);
     if (arm == nullptr || base == nullptr) continue;
-    if (c.control && c.phase == "handshake") {
+    if (c.control && phase == Phase::kHandshake) {
       out.push_back(ControlSentence(c, *arm, *base));
       continue;
     }
     if (!wanted) continue;
-    const Phase phase = c.phase == "handshake" ? Phase::kHandshake : Phase::kResponse;
-    const PhaseSummary* bp = base->phase(phase);
+    const PhaseSummary* bp = base->phase(*phase);
     std::string sentence =
         fmt::format("{} vs {}: {} {}, {}", arm->Name(), base->Name(), c.phase,
                     DifferenceText(c.diffs.p50, Statistic::kP50, StatisticOf(bp, Statistic::kP50)) +
                         PlanText(c.diffs.p50, s.run.resolve_pct),
                     DifferenceText(c.diffs.p99, Statistic::kP99, StatisticOf(bp, Statistic::kP99)));
-    if (phase == Phase::kHandshake) sentence += ServerCpu(s, c.arm, c.baseline);
+    if (*phase == Phase::kHandshake) sentence += ServerCpu(s, c.arm, c.baseline);
     if (c.from_invalid_trials) sentence += " — from INVALID trials";
     out.push_back(sentence + ".");
   }

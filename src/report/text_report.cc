@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include "core/csv.h"
+#include "core/protocol.h"
 #include "core/quic_flight.h"
 #include "core/slow_start.h"
 #include "core/text_table.h"
 #include "report/cell_format.h"
+#include "report/comparison_phase.h"
 #include "report/cpu_tables.h"
 #include "report/site_table.h"
 #include "report/stop_lines.h"
@@ -27,7 +29,7 @@ std::string Bytes(std::optional<double> b) {
 // one phase and statistic ("" when the arm is a baseline or has none).
 std::string Overhead(const Summary& s, uint64_t arm, Phase phase, Statistic stat) {
   for (const Comparison& c : s.comparisons) {
-    if (c.arm != arm || c.phase != PhaseName(phase)) continue;
+    if (c.arm != arm || ComparisonPhase(c) != phase) continue;
     if (!s.factors.empty() && c.factor != s.factors[0]) continue;
     return fmt::format("{} (vs {}){}", OfStatistic(c.diffs, stat).verdict, c.from,
                        c.from_invalid_trials ? " INVALID DATA" : "");
@@ -159,7 +161,9 @@ void RoundTripTable(std::ostream& out, const Summary& s, TextStyle style) {
     const double rtts = p50_us.value_or(NAN) / 1000.0 / rtt;
     long expected_rtts = 0;
     std::string expected = "-";
-    if (a.FactorText("protocol", "h1") == "h3") {
+    // The arm's echo names its protocol (h1 when older files lack it); parsed once here.
+    const Result<Protocol> protocol = ParseProtocol(a.FactorText("protocol", "h1"));
+    if (protocol && OverQuic(*protocol)) {
       std::string why;
       expected_rtts = ExpectedQuicRoundTrips(a.bytes, &why);
       // Address validation first (quic_retry): the Retry and the client's second Initial are

@@ -73,6 +73,7 @@ Result<RunFloors> MeasureArmFloors(const std::vector<Arm>& arms, Nanos per_op) {
   if (options.only.empty()) return out;
   auto table = speed::MeasureSpeed(options);
   if (!table) return table.error();
+  out.primitives = table->entries.size();
   out.speed = speed::SpeedJson(*table, {});
   out.speed.erase("floors");
   out.speed["budget_per_op_s"] = static_cast<double>(per_op) / 1e9;

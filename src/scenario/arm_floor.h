@@ -29,7 +29,8 @@ inline constexpr Nanos kFloorBudgetPerOp = 50'000'000;
 Result<results::ArmFloor> PriceArmFloor(const speed::SpeedTable& table, const ArmSettings& s);
 
 struct RunFloors {
-  nlohmann::json speed;                                // SpeedJson of the table (no floors)
+  nlohmann::json speed;   // SpeedJson of the table (no floors): stored, not read back
+  size_t primitives = 0;  // the table's entries: the operations measured
   std::vector<std::optional<results::ArmFloor>> arms;  // parallel to the plan's arms
   std::vector<std::string> notes;                      // arms that could not be priced, and why
 };

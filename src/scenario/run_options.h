@@ -34,10 +34,8 @@ struct RunOptions {
   ShardSpec shard;
   std::optional<SocketAddress> rendezvous;
   std::optional<RendezvousKey> rendezvous_key;  // none: the rendezvous is on loopback
-  std::string serve_host = "127.0.0.1";
-  // serve_host with port 0: where a follower loads shard 0's targets (unset: the rendezvous
-  // host).
-  SocketAddress serve_address;
+  // serve_host (port 0): where shard 0's targets listen and a follower loads them.
+  SocketAddress serve_host = LoopbackAddress();
   Nanos rendezvous_timeout = 120'000'000'000;
   Nanos max_start_late = 10'000'000;
 };

@@ -257,8 +257,7 @@ Result<std::unique_ptr<TrialBarrier>> Meet(const Plan& plan, const RunOptions& o
     if (!l) return l.error();
     return LeaderBarrier(plan, std::move(*l));
   }
-  const SocketAddress& serve = o.serve_address.len > 0 ? o.serve_address : *o.rendezvous;
-  auto f = Follower::Join(*o.rendezvous, serve, o.shard, identity, key, deadline);
+  auto f = Follower::Join(*o.rendezvous, o.serve_host, o.shard, identity, key, deadline);
   if (!f) return f.error();
   facts->clock_offset_ns = f->clock().offset_ns;
   facts->clock_rtt_ns = f->clock().rtt_ns;
@@ -395,8 +394,7 @@ Result<RunOutcome> RunPlan(const Scenario& scenario, const Plan& plan, const Run
     auto floors = MeasureArmFloors(plan.arms);
     if (!floors) return floors.error();
     fmt::print(options.log, "crypto floors: {} primitives measured in {:.1f} s\n",
-               floors->speed.is_null() ? 0 : floors->speed["entries"].size(),
-               static_cast<double>(MonotonicNow() - floor_start) / 1e9);
+               floors->primitives, static_cast<double>(MonotonicNow() - floor_start) / 1e9);
     for (const std::string& note : floors->notes) fmt::print(options.log, "  {}\n", note);
     info.speed = std::move(floors->speed);
     info.shard = options.shard;

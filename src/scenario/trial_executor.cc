@@ -126,9 +126,7 @@ Result<TrialOutput> TrialExecutor::Follow(const Arm& arm, const PlannedTrial& t,
   SocketAddress addr = ToolRunsServer(s) ? start.target : s.address.socket;
   if (!start.netns.empty()) {
     // Shard 0's emulated link: this shard's clients are one of its sites, on this machine.
-    auto in_link = ParseAddress(fmt::format("{}:{}", link::kServerIp, start.target.port()));
-    if (!in_link) return in_link.error();
-    addr = *in_link;
+    addr = link::ServerAddress(start.target.port());
   }
   LoadOptions options = MakeLoadOptions(s, addr, s_.seed * 1'000'003ULL + t.seq);
   ApplyArmTrust(s, std::move(anchors), options);
@@ -248,9 +246,9 @@ Result<TrialOutput> TrialExecutor::Run(const Arm& arm, const PlannedTrial& t,
     if (!l) return l.error();
     net = std::move(*l);
     placement.netns_path = net->server_netns_path();
-    placement.listen_host = net->server_ip();
+    placement.listen = net->server_address();
   } else if (barrier.serves_others()) {
-    placement.listen_host = o_.serve_host;  // where the other shards reach it
+    placement.listen = o_.serve_host;  // where the other shards reach it
   }
   // The chains the tool serves (none for an external server, which has its own); the run's
   // roots verify them, whichever the server picks.

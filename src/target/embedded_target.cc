@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "core/json_fields.h"
 #include "core/paths.h"
 #include "target/readiness.h"
 #include "target/target.h"
@@ -17,6 +18,19 @@ namespace pqc::target {
 namespace {
 
 constexpr std::string_view kListening = "listening on ";
+
+// ServedCounts: what the target reads of serve's stats file, server/'s ServerStats document
+// (a layer target/ does not use): its handshakes, full and resumed. The rest is stored as it
+// is (TargetStats::details), never read back.
+struct ServedCounts {
+  std::optional<uint64_t> handshakes;  // none: a file without the count
+};
+
+template <class R, class V>
+requires json_fields::Of<R, ServedCounts>
+void Fields(R& r, V& v) {
+  v.Group("handshakes", [&](auto& g) { g("total", r.handshakes); });
+}
 
 // ListeningAddress: the address on serve's first line, once it is there.
 std::optional<SocketAddress> ListeningAddress(const std::string& log_path) {
@@ -36,9 +50,9 @@ std::optional<SocketAddress> ListeningAddress(const std::string& log_path) {
 std::vector<std::string> EmbeddedServeArgv(const std::string& exe, const ServerConfig& c,
                                            const Placement& p) {
   std::vector<std::string> argv = {
-      exe, "serve", "--listen", HostPort(p.listen_host, p.port), "--tickets",
-      c.tickets ? "on" : "off", "--cache", c.session_cache ? "on" : "off", "--early-data",
-      c.early_data ? "on" : "off", "--threads", std::to_string(c.threads),
+      exe, "serve", "--listen", p.listen.ToString(), "--tickets", c.tickets ? "on" : "off",
+      "--cache", c.session_cache ? "on" : "off", "--early-data", c.early_data ? "on" : "off",
+      "--threads", std::to_string(c.threads),
       // Explicit: serve's `auto` would turn both on for an emulated link's 198.18.0.1.
       "--quic-retry", c.quic_retry ? "on" : "off", "--max-per-source", "0"};
   for (const std::string& name : c.providers) argv.insert(argv.end(), {"--provider", name});
@@ -131,15 +145,14 @@ class EmbeddedTarget final : public Target {
           fmt::format("embedded target ended ({}{}) without its stats file {}:\n{}", e->Describe(),
                       e->killed ? ", after SIGKILL" : "", stats_path_, ReadTail(log_path_)));
     }
-    // The child's stats file is server/'s ServerStats document, a layer target/ does not use;
-    // only its one count is read, and a file without it (or with another type) counts none.
-    if (const auto h = j.find("handshakes"); h != j.end() && h->is_object()) {
-      if (const auto total = h->find("total"); total != h->end() && total->is_number_unsigned()) {
-        st.handshakes = total->get<uint64_t>();
-      }
+    ServedCounts counts;
+    if (Status s = json_fields::Read(j, counts, "embedded target's stats file " + stats_path_);
+        !s) {
+      return s.error();
     }
+    st.handshakes = counts.handshakes;
     st.details = std::move(j);
-    st.details["exit"] = e->Describe();
+    st.details["exit"] = st.exit;
     if (!clients_path_.empty()) st.details["clients_file"] = clients_path_;
     return st;
   }

@@ -37,19 +37,17 @@ std::string LuaString(const std::string& s) {
   return out + "\"";
 }
 
-// BindAddress: HAProxy's spelling of "HOST:PORT": an IPv6 address is written bare, with the
+// BindAddress: HAProxy's spelling of an address: an IPv6 address is written bare, with the
 // "ipv6@" prefix (the port is after its last colon), instead of in brackets.
-std::string BindAddress(const std::string& listen) {
-  if (!listen.starts_with('[')) return listen;
-  const size_t close = listen.find(']');
-  return "ipv6@" + listen.substr(1, close - 1) + listen.substr(close + 1);
+std::string BindAddress(const SocketAddress& listen) {
+  if (listen.family() != AF_INET6) return listen.ToString();
+  return fmt::format("ipv6@{}:{}", listen.Host(), listen.port());
 }
 
 // QuicBindAddress: the same address as HAProxy's QUIC listener ("quic4@" or "quic6@").
-std::string QuicBindAddress(const std::string& listen) {
-  if (!listen.starts_with('[')) return "quic4@" + listen;
-  const size_t close = listen.find(']');
-  return "quic6@" + listen.substr(1, close - 1) + listen.substr(close + 1);
+std::string QuicBindAddress(const SocketAddress& listen) {
+  if (listen.family() != AF_INET6) return "quic4@" + listen.ToString();
+  return fmt::format("quic6@{}:{}", listen.Host(), listen.port());
 }
 
 Status ReadFile(const std::string& path, std::string& out) {
@@ -74,7 +72,7 @@ std::string HaproxyCertFile(const HaproxyFiles& f, size_t i) {
   return fmt::format("{}/{}.pem", f.cert_dir, i + 1);
 }
 
-std::string HaproxyConfigText(const ServerConfig& c, const std::string& listen,
+std::string HaproxyConfigText(const ServerConfig& c, const SocketAddress& listen,
                               const HaproxyFiles& f, uint64_t max_fds) {
   // HAProxy reserves two descriptors a connection (a proxied one has a server side too).
   const uint64_t maxconn = std::clamp<uint64_t>(max_fds > 128 ? (max_fds - 64) / 2 : 32, 32, 32768);
@@ -169,7 +167,8 @@ end)
       names, LuaString(f.payload_dir));
 }
 
-Status WriteHaproxyFiles(const ServerConfig& c, const std::string& listen, const HaproxyFiles& f) {
+Status WriteHaproxyFiles(const ServerConfig& c, const SocketAddress& listen,
+                         const HaproxyFiles& f) {
   std::error_code ec;
   for (const std::string& dir : {f.cert_dir, f.payload_dir}) {
     std::filesystem::create_directories(dir, ec);

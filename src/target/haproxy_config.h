@@ -27,9 +27,9 @@ HaproxyFiles HaproxyFilesIn(const std::string& work_dir);
 // HaproxyCertFile: the PEM HAProxy reads for the i-th chain (chain then key, one file).
 std::string HaproxyCertFile(const HaproxyFiles& files, size_t i);
 
-// HaproxyConfigText: haproxy.cfg for the arm, listening on `listen` ("HOST:PORT"), with
-// maxconn sized to `max_fds` (the process's file-descriptor limit).
-std::string HaproxyConfigText(const ServerConfig& config, const std::string& listen,
+// HaproxyConfigText: haproxy.cfg for the arm, listening on `listen`, with maxconn sized to
+// `max_fds` (the process's file-descriptor limit).
+std::string HaproxyConfigText(const ServerConfig& config, const SocketAddress& listen,
                               const HaproxyFiles& files, uint64_t max_fds);
 
 // HaproxyLuaText: the payload service: the body of every name of every size, read from
@@ -38,7 +38,7 @@ std::string HaproxyLuaText(const std::vector<uint64_t>& sizes, const HaproxyFile
 
 // WriteHaproxyFiles: the certificate files, the "/" body, the payload files and service, and
 // haproxy.cfg (and openssl.cnf when the arm loads providers).
-Status WriteHaproxyFiles(const ServerConfig& config, const std::string& listen,
+Status WriteHaproxyFiles(const ServerConfig& config, const SocketAddress& listen,
                          const HaproxyFiles& files);
 
 }  // namespace pqc::target

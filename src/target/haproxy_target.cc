@@ -14,7 +14,7 @@ class HaproxyTarget final : public SpawnedServerTarget {
   explicit HaproxyTarget(std::string exe) : SpawnedServerTarget("haproxy", std::move(exe)) {}
 
  private:
-  Result<ServerLaunch> Prepare(const ServerConfig& c, const std::string& listen,
+  Result<ServerLaunch> Prepare(const ServerConfig& c, const SocketAddress& listen,
                                const std::string& work_dir) override {
     HaproxyFiles f = HaproxyFilesIn(work_dir);
     if (Status s = WriteHaproxyFiles(c, listen, f); !s) return s.error();

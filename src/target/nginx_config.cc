@@ -31,7 +31,7 @@ NginxFiles NginxFilesIn(const std::string& work_dir_as_given) {
           work_dir + "/www",        work_dir + "/nginx-temp",      work_dir + "/openssl.cnf"};
 }
 
-std::string NginxConfigText(const ServerConfig& c, const std::string& listen, const NginxFiles& f,
+std::string NginxConfigText(const ServerConfig& c, const SocketAddress& listen, const NginxFiles& f,
                             uint64_t max_fds) {
   const uint64_t connections = std::clamp<uint64_t>(max_fds > 64 ? max_fds - 64 : 64, 64, 65536);
   std::string out;
@@ -62,12 +62,12 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   line("  keepalive_timeout 300s;");
   line("  default_type application/octet-stream;");
   line("  server {{");
-  line("    listen {} ssl;", listen);
+  line("    listen {} ssl;", listen.ToString());
   if (c.Serves(Protocol::kH3)) {
     // HTTP/3 on the TCP port's number (nginx's http_v3_module over OpenSSL's QUIC
     // compatibility layer): reuseport keeps each client's datagrams on one worker; no Retry
     // (the arm rules refuse quic_retry for nginx: with `on` this build sent none, measured).
-    line("    listen {} quic reuseport;", listen);
+    line("    listen {} quic reuseport;", listen.ToString());
     line("    http3 on;");
     line("    quic_retry {};", c.quic_retry ? "on" : "off");
   }
@@ -93,7 +93,7 @@ std::string NginxConfigText(const ServerConfig& c, const std::string& listen, co
   return out;
 }
 
-Status WriteNginxFiles(const ServerConfig& c, const std::string& listen, const NginxFiles& f) {
+Status WriteNginxFiles(const ServerConfig& c, const SocketAddress& listen, const NginxFiles& f) {
   std::error_code ec;
   std::filesystem::create_directories(f.temp, ec);
   if (ec) {

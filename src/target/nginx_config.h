@@ -21,14 +21,15 @@ struct NginxFiles {
 };
 NginxFiles NginxFilesIn(const std::string& work_dir);
 
-// NginxConfigText: nginx.conf for the arm, listening on `listen` ("HOST:PORT"), with
-// worker_connections sized to `max_fds` (the workers' file-descriptor limit).
-std::string NginxConfigText(const ServerConfig& config, const std::string& listen,
+// NginxConfigText: nginx.conf for the arm, listening on `listen` (nginx spells it as
+// SocketAddress::ToString does), with worker_connections sized to `max_fds` (the workers'
+// file-descriptor limit).
+std::string NginxConfigText(const ServerConfig& config, const SocketAddress& listen,
                             const NginxFiles& files, uint64_t max_fds);
 
 // WriteNginxFiles: creates the directories, the payload files (www/payload/<name>, body byte i
 // = PayloadByte(i), the embedded server's bytes) and nginx.conf.
-Status WriteNginxFiles(const ServerConfig& config, const std::string& listen,
+Status WriteNginxFiles(const ServerConfig& config, const SocketAddress& listen,
                        const NginxFiles& files);
 
 }  // namespace pqc::target

@@ -15,7 +15,7 @@ class NginxTarget final : public SpawnedServerTarget {
   explicit NginxTarget(std::string exe) : SpawnedServerTarget("nginx", std::move(exe)) {}
 
  private:
-  Result<ServerLaunch> Prepare(const ServerConfig& c, const std::string& listen,
+  Result<ServerLaunch> Prepare(const ServerConfig& c, const SocketAddress& listen,
                                const std::string& work_dir) override {
     NginxFiles f = NginxFilesIn(work_dir);
     if (Status s = WriteNginxFiles(c, listen, f); !s) return s.error();

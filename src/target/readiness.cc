@@ -17,11 +17,6 @@
 
 namespace pqc::target {
 
-std::string HostPort(const std::string& host, uint16_t port) {
-  return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
-                                             : fmt::format("{}:{}", host, port);
-}
-
 Status CheckReadable(const std::string& what, const std::string& path) {
   if (path.empty()) return MakeError(ErrorKind::kConfig, fmt::format("{}: no file given", what));
   if (access(path.c_str(), R_OK) != 0) {
@@ -46,12 +41,10 @@ Status InNetns(const std::string& netns_path, const std::function<Status()>& fn)
   return result;
 }
 
-Result<uint16_t> PickFreePort(const std::string& host, const std::string& netns_path) {
+Result<uint16_t> PickFreePort(const SocketAddress& host, const std::string& netns_path) {
   uint16_t port = 0;
   Status s = InNetns(netns_path, [&]() -> Status {
-    auto addr = ParseAddress(HostPort(host, 0));
-    if (!addr) return addr.error();
-    auto fd = ListenTcp(*addr, 1, false);
+    auto fd = ListenTcp(host.WithPort(0), 1, false);
     if (!fd) return fd.error();
     auto local = LocalAddress(fd->get());
     if (!local) return local.error();
@@ -99,6 +92,7 @@ TargetStats StatsOfExit(const ChildExit& e, std::string log_path, std::string_vi
   st.cpu_user_s = e.cpu_user_s;
   st.cpu_sys_s = e.cpu_sys_s;
   st.wall_s = e.wall_s;
+  st.exit = e.Describe();
   if (e.unasked) {
     std::string tail = ReadTail(log_path, 1000);
     while (!tail.empty() && tail.back() == '\n') tail.pop_back();

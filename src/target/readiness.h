@@ -15,9 +15,6 @@
 
 namespace pqc::target {
 
-// HostPort: "127.0.0.1:443" or "[::1]:443" (the syntax ParseAddress and nginx's listen take).
-std::string HostPort(const std::string& host, uint16_t port);
-
 // CheckReadable: the file exists and can be read; the error names `what` and the path.
 Status CheckReadable(const std::string& what, const std::string& path);
 
@@ -25,9 +22,9 @@ Status CheckReadable(const std::string& what, const std::string& path);
 // netns_path is empty), so that sockets it makes live there. Namespaces are per thread.
 Status InNetns(const std::string& netns_path, const std::function<Status()>& fn);
 
-// PickFreePort: binds host:0 in the namespace, reads the port and closes; the caller passes it
-// to a server (which may lose a race for it: retry on "address in use").
-Result<uint16_t> PickFreePort(const std::string& host, const std::string& netns_path);
+// PickFreePort: binds host's address with port 0 in the namespace, reads the port and closes;
+// the caller passes it to a server (which may lose a race for it: retry on "address in use").
+Result<uint16_t> PickFreePort(const SocketAddress& host, const std::string& netns_path);
 
 // WaitUntilAccepting: connects to addr every 10 ms until it succeeds, `gave_up()` returns an
 // error (e.g. the child exited), or the deadline passes.

@@ -23,34 +23,31 @@ Result<SocketAddress> SpawnedServerTarget::Start(const ServerConfig& c, const Pl
   out_path_ = work_dir + "/" + name_ + ".out";
   // Bounded: a port taken between our probe and the server's bind is retried a few times.
   for (int attempt = 1;; ++attempt) {
-    uint16_t port = p.port;
-    if (port == 0) {
-      auto free_port = PickFreePort(p.listen_host, p.netns_path);
+    SocketAddress addr = p.listen;
+    if (p.listen.port() == 0) {
+      auto free_port = PickFreePort(p.listen, p.netns_path);
       if (!free_port) return free_port.error();
-      port = *free_port;
+      addr = p.listen.WithPort(*free_port);
     }
-    const std::string listen = HostPort(p.listen_host, port);
-    auto addr = ParseAddress(listen);
-    if (!addr) return addr.error();
-    if (p.port != 0) {
+    if (p.listen.port() != 0) {
       // A port the user gave (serve --nginx --listen): if something else listens there, the
       // server's bind fails, but the readiness check below is answered by that other server
       // and this one was reported up. Probe the port first, as the embedded server does
       // (server/listeners.cc), so that "address in use" is the answer.
       Status free = InNetns(p.netns_path, [&]() -> Status {
-        auto probe = ListenTcp(*addr, 1, /*reuse_port=*/false);
+        auto probe = ListenTcp(addr, 1, /*reuse_port=*/false);
         if (!probe) return probe.error();
         return {};
       });
       if (!free) return free.error();
     }
-    auto launch = Prepare(c, listen, work_dir);
+    auto launch = Prepare(c, addr, work_dir);
     if (!launch) return launch.error();
     launch_ = std::move(*launch);
-    auto started = Launch(launch_, *addr, p.netns_path, c.cpus);
-    if (started) return *addr;
+    auto started = Launch(launch_, addr, p.netns_path, c.cpus);
+    if (started) return addr;
     const bool port_taken = StartLog(100'000).find("Address already in use") != std::string::npos;
-    if (!port_taken || p.port != 0 || attempt == kPortAttempts) return started.error();
+    if (!port_taken || p.listen.port() != 0 || attempt == kPortAttempts) return started.error();
   }
 }
 
@@ -63,7 +60,7 @@ Result<TargetStats> SpawnedServerTarget::Stop() {
   TargetStats st = StatsOfExit(*e, launch_.log_path.empty() ? out_path_ : launch_.log_path, name_);
   st.details = {{"config", launch_.config_path},
                 {"output", out_path_},
-                {"exit", e->Describe()},
+                {"exit", st.exit},
                 {"killed", e->killed}};
   return st;
 }

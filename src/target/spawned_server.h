@@ -34,9 +34,9 @@ class SpawnedServerTarget : public Target {
   SpawnedServerTarget(std::string name, std::string exe)
       : name_(std::move(name)), exe_(std::move(exe)) {}
   const std::string& exe() const { return exe_; }
-  // Prepare: writes the arm's files under work_dir for a server listening on `listen`
-  // ("HOST:PORT"), removing any log of an earlier start, and says what to run.
-  virtual Result<ServerLaunch> Prepare(const ServerConfig& config, const std::string& listen,
+  // Prepare: writes the arm's files under work_dir for a server listening on `listen`,
+  // removing any log of an earlier start, and says what to run.
+  virtual Result<ServerLaunch> Prepare(const ServerConfig& config, const SocketAddress& listen,
                                        const std::string& work_dir) = 0;
 
  private:

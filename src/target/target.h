@@ -78,8 +78,8 @@ Status CheckServerCerts(const ServerConfig& c);
 // Placement: where the server runs.
 struct Placement {
   std::string netns_path;  // empty = this namespace; else the child setns()es into it
-  std::string listen_host = "127.0.0.1";
-  uint16_t port = 0;  // 0 = any free port (the target reports the one it got)
+  // listen: where it listens; port 0 = any free port (the target reports the one it got).
+  SocketAddress listen = LoopbackAddress();
 };
 
 struct TargetStats {
@@ -89,7 +89,11 @@ struct TargetStats {
   double wall_s = 0;
   std::optional<uint64_t> handshakes;  // when the target counts them (embedded: yes)
   std::string log_path;                // stdout/stderr or nginx error log, kept with results
-  nlohmann::json details;              // e.g. embedded ServerStats as JSON
+  // exit: how the server's process ended ("exited 0", "killed by SIGTERM"); "" when the tool
+  // runs none (an external server). Also in `details`, which is stored, never read back.
+  std::string exit;
+  nlohmann::json
+      details;  // what the server says of itself, stored as it is (embedded: ServerStats)
   // died: set when the server ended on its own before Stop asked it to (it crashed or was
   // killed): how it ended and the last lines of its log. The trial it served is invalid.
   std::string died;

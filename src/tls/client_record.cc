@@ -16,4 +16,12 @@ std::string_view ClientOutcomeName(ClientOutcome o) {
   return "failed";
 }
 
+std::optional<ClientOutcome> ParseClientOutcome(std::string_view text) {
+  for (ClientOutcome o : {ClientOutcome::kOk, ClientOutcome::kFailed, ClientOutcome::kMalformed,
+                          ClientOutcome::kOversize}) {
+    if (ClientOutcomeName(o) == text) return o;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pqc

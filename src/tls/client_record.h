@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,9 @@ enum class ClientOutcome {
   kOversize,   // the ClientHello was over kMaxClientHelloBytes; connection closed
 };
 std::string_view ClientOutcomeName(ClientOutcome o);
+// ParseClientOutcome: the outcome ClientOutcomeName names `text` ("ok", "malformed", ...); none
+// for another text.
+std::optional<ClientOutcome> ParseClientOutcome(std::string_view text);
 
 struct ClientRecord {
   int64_t time_unix_ns = 0;  // when the connection was accepted

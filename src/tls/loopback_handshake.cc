@@ -19,7 +19,7 @@ namespace {
 
 // A connected pair of non-blocking TCP sockets on 127.0.0.1 (client, server).
 Result<std::pair<ScopedFd, ScopedFd>> TcpPair(int timeout_ms) {
-  auto listener = ListenTcp(ParseAddress("127.0.0.1:0").value(), 1, false);
+  auto listener = ListenTcp(LoopbackAddress(), 1, false);
   if (!listener) return listener.error();
   auto addr = LocalAddress(listener->get());
   if (!addr) return addr.error();

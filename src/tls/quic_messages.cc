@@ -23,7 +23,7 @@ using BioAddrPtr = OsslPtr<BIO_ADDR, BIO_ADDR_free>;
 
 // The addresses of the in-memory pair: a QUIC client needs a peer address and a local one to
 // write a datagram, though these never reach a socket.
-Result<BioAddrPtr> LoopbackAddress(uint16_t port) {
+Result<BioAddrPtr> PairBioAddress(uint16_t port) {
   BioAddrPtr addr(BIO_ADDR_new());
   const std::array<unsigned char, 4> ip = {127, 0, 0, 1};
   if (!addr || BIO_ADDR_rawmake(addr.get(), AF_INET, ip.data(), ip.size(), htons(port)) != 1) {
@@ -55,8 +55,8 @@ Result<QuicClientHello> MeasureQuicClientHello(const ClientTlsConfig& cfg,
   }
   BioPtr far(far_end);
   SSL_set_bio(ssl.get(), client_end, client_end);  // the connection owns its end
-  auto local = LoopbackAddress(40000);
-  auto peer = LoopbackAddress(443);
+  auto local = PairBioAddress(40000);
+  auto peer = PairBioAddress(443);
   if (!local || !peer) return local ? peer.error() : local.error();
   if (BIO_dgram_set_caps(client_end, BIO_DGRAM_CAP_HANDLES_DST_ADDR) != 1 ||
       BIO_dgram_set_caps(far_end, BIO_DGRAM_CAP_HANDLES_DST_ADDR) != 1 ||
