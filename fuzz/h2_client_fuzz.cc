@@ -5,9 +5,13 @@
 // same status and body bytes — except where nghttp2 itself depends on it: Debian's 1.52, with the
 // CONTINUATION-flood limit backported (CVE-2024-28182), fails a header block that ends in an
 // empty CONTINUATION frame when fed one byte at a time and not when fed whole (the seed
-// continuation_00), so a failure that names CONTINUATION is not compared.
+// continuation_00), so a failure that names CONTINUATION is not compared. The same bytes are fed
+// again to a session with two requests in flight (streams 1 and 3, as an arm's concurrent
+// streams): each feed's events must name requests that exist, each at most once, report each
+// response's end once and only after a final status, and kComplete exactly when one ended.
 //
 // Input (see split_input.h): the piece sizes, then the server's byte stream.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,12 +65,54 @@ Outcome Run(std::string_view stream, PieceSize piece) {
   return o;
 }
 
+// RunTwo: two requests in flight, the stream fed in pieces; the events' invariants checked.
+template <typename PieceSize>
+void RunTwo(std::string_view stream, PieceSize piece) {
+  auto session = pqc::h2::ClientSession::Make();
+  Check(session.ok());
+  pqc::h2::ClientSession& c = **session;
+  Check(c.SubmitGet("localhost", "/").ok());
+  Check(c.SubmitGet("localhost", "/").ok());
+  std::string out;
+  Check(c.Output(out).ok());
+  std::array<int, 2> ended{};
+  for (size_t pos = 0, i = 0; pos < stream.size(); ++i) {
+    const std::string_view part = stream.substr(pos, piece(i));
+    pos += part.size();
+    const pqc::h2::FeedResult r = c.Feed(part);
+    bool any_ended = false;
+    for (size_t k = 0; k < r.events.size(); ++k) {
+      const pqc::h2::StreamEvent& e = r.events[k];
+      Check(e.request < c.responses());
+      for (size_t j = 0; j < k; ++j) Check(r.events[j].request != e.request);
+      if (e.completed) {
+        Check(c.response(e.request).complete);
+        Check(c.response(e.request).status >= 200);
+        ++ended[e.request];
+        any_ended = true;
+      }
+    }
+    if (r.status == pqc::h2::FeedStatus::kError) {
+      Check(!c.error().empty());
+      break;
+    }
+    Check((r.status == pqc::h2::FeedStatus::kComplete) == any_ended);
+    out.clear();
+    if (!c.Output(out).ok()) break;
+  }
+  for (size_t k = 0; k < ended.size(); ++k) {
+    Check(ended[k] <= 1);
+    Check((ended[k] == 1) == c.response(k).complete);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const pqc::fuzz::SplitInput in(data, size);
   const Outcome whole = Run(in.stream(), [&](size_t) { return in.stream().size(); });
   const Outcome pieces = Run(in.stream(), [&](size_t i) { return in.PieceSize(i); });
+  RunTwo(in.stream(), [&](size_t i) { return in.PieceSize(i); });
   if (whole.continuation_limit || pieces.continuation_limit) return 0;
   // A response complete one way is complete the other, with the same status and body. When
   // a stream fails is not compared: nghttp2 closes a stream it reset as it frames the

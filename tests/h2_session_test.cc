@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <nghttp2/nghttp2.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -60,25 +62,26 @@ class Server {
     nghttp2_nv status{reinterpret_cast<uint8_t*>(const_cast<char*>(":status")),
                       reinterpret_cast<uint8_t*>(self->status_.data()), 7, self->status_.size(),
                       NGHTTP2_NV_FLAG_NONE};
-    self->sent_ = 0;
+    self->sent_[frame->hd.stream_id] = 0;
     nghttp2_data_provider body{};
     body.source.ptr = self;
     body.read_callback = &Server::ReadBody;
     return nghttp2_submit_response(session, frame->hd.stream_id, &status, 1, &body);
   }
-  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
-                          nghttp2_data_source* source, void*) {
+  static ssize_t ReadBody(nghttp2_session*, int32_t stream, uint8_t* buf, size_t length,
+                          uint32_t* flags, nghttp2_data_source* source, void*) {
     auto* self = static_cast<Server*>(source->ptr);
-    const size_t n = std::min(length, self->body_.size() - self->sent_);
-    std::copy_n(self->body_.data() + self->sent_, n, buf);
-    self->sent_ += n;
-    if (self->sent_ == self->body_.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    size_t& sent = self->sent_[stream];
+    const size_t n = std::min(length, self->body_.size() - sent);
+    std::copy_n(self->body_.data() + sent, n, buf);
+    sent += n;
+    if (sent == self->body_.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
     return static_cast<ssize_t>(n);
   }
 
   nghttp2_session* session_ = nullptr;
   std::string status_, body_;
-  size_t sent_ = 0;
+  std::map<int32_t, size_t> sent_;  // body bytes sent, per stream
   bool reset_;
 };
 
@@ -129,6 +132,47 @@ TEST(H2ClientSession, RequestsOneAfterAnotherGetTheirStatusBodyAndEnd) {
   const std::string bye = OutputOf(*client);
   ASSERT_GE(bye.size(), 9u);
   EXPECT_EQ(bye[3], NGHTTP2_GOAWAY);
+}
+
+TEST(H2ClientSession, RequestsSideBySideEachGetTheirOwnAnswerAndEvents) {
+  auto client = Client();
+  ASSERT_TRUE(client);
+  Server server(200, 100'000);  // responses interleave: each body spans several DATA frames
+  constexpr size_t kStreams = 4;
+  for (size_t i = 0; i < kStreams; ++i) {
+    ASSERT_TRUE(client->SubmitGet("localhost", "/payload/100K").ok());
+  }
+  ASSERT_EQ(client->responses(), kStreams);
+  std::string out = OutputOf(*client);
+  std::array<int, kStreams> began{}, completed{};
+  for (int round = 0; round < 20 && !client->all_complete(); ++round) {
+    const std::string answer = server.Exchange(out);
+    if (answer.empty() && out.empty()) break;
+    const FeedResult r = client->Feed(answer);
+    ASSERT_NE(r.status, FeedStatus::kError) << client->error();
+    bool any_completed = false;
+    for (const StreamEvent& e : r.events) {
+      ASSERT_LT(e.request, kStreams);
+      began[e.request] += e.began ? 1 : 0;
+      completed[e.request] += e.completed ? 1 : 0;
+      any_completed = any_completed || e.completed;
+      // Each request at most once in a feed's events.
+      EXPECT_EQ(std::count_if(r.events.begin(), r.events.end(),
+                              [&](const StreamEvent& o) { return o.request == e.request; }),
+                1);
+    }
+    EXPECT_EQ(r.status == FeedStatus::kComplete, any_completed);
+    out = OutputOf(*client);
+  }
+  ASSERT_TRUE(client->all_complete()) << client->error();
+  for (size_t i = 0; i < kStreams; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(began[i], 1);
+    EXPECT_EQ(completed[i], 1);
+    EXPECT_EQ(client->response(i).stream, static_cast<int32_t>(2 * i + 1));
+    EXPECT_EQ(client->response(i).status, 200u);
+    EXPECT_EQ(client->response(i).body_bytes, 100'000u);
+  }
 }
 
 TEST(H2ClientSession, AResetStreamABrokenStreamAndAGoawayFailTheResponseSayingWhy) {

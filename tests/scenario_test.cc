@@ -304,6 +304,18 @@ TEST(Scenario, ErrorsNameFileLineColumnAndWhatIsValid) {
             "no error");
   e = ErrorOf("[load]\nprotocol = \"h2\"\n[target]\nkind = \"haproxy\"\nquic_retry = true\n");
   EXPECT_NE(e.find("quic_retry = true with protocol h2"), std::string::npos) << e;
+  // Concurrent streams: HTTP/2's, filled from the connection's requests, 1..100.
+  EXPECT_EQ(ErrorOf("[load]\nprotocol = \"h2\"\nrequests = 6\nstreams = 3\n"), "no error");
+  EXPECT_EQ(ErrorOf("[load]\nstreams = 1\n"), "no error");
+  e = ErrorOf("[load]\nrequests = 6\nstreams = 3\n");
+  EXPECT_NE(e.find("streams = 3 with protocol h1: only HTTP/2 carries requests side by side"),
+            std::string::npos)
+      << e;
+  e = ErrorOf("[load]\nprotocol = \"h2\"\nrequests = 2\nstreams = 3\n");
+  EXPECT_NE(e.find("streams = 3 with requests = 2"), std::string::npos) << e;
+  e = ErrorOf("[load]\nprotocol = \"h2\"\nrequests = 200\nstreams = 101\n");
+  EXPECT_NE(e.find("streams"), std::string::npos) << e;
+  EXPECT_NE(e.find("100"), std::string::npos) << e;
   e = ErrorOf("[load]\nprotocol = \"h4\"\n");
   EXPECT_NE(e.find("valid: h1 for HTTP/1.1 over TLS over TCP, h2 for HTTP/2"), std::string::npos)
       << e;

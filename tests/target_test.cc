@@ -305,8 +305,9 @@ TEST_F(TargetTest, EveryDriverAcceptsEarlyDataWhenTheArmTurnsItOn) {
 // HTTP/2 (issue 42): the embedded server (`serve --protocol h1,h2`), nginx (`http2 on`) and
 // HAProxy (`alpn h2,http/1.1`) serve a client that offers ALPN h2 — every connection's group,
 // scheme and protocol checked — fresh, resumed with three streams one after another on each
-// connection, and with the first request as early data; without h2 on, every
-// connection fails and says why.
+// connection, with the first request as early data, and fresh with six requests on three
+// concurrent streams (each finished stream's place taken by the next request); without h2 on,
+// every connection fails and says why.
 TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
   config_.early_data = true;
   for (auto& t : {MakeEmbeddedTarget(PQC_BENCH_BIN), MakeNginxTarget(NginxExe()),
@@ -318,11 +319,18 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
     LoadOptions fresh = Options(*addr, "X25519MLKEM768", ConnMode::kFresh);
     fresh.protocol = Protocol::kH2;
     CheckServes(fresh, 0x0403);  // ecdsa_secp256r1_sha256
-    for (ConnMode mode : {ConnMode::kResume, ConnMode::kEarly}) {
+    struct Case {
+      ConnMode mode;
+      uint32_t requests, streams;
+    };
+    for (const Case& k : {Case{ConnMode::kResume, 3, 1}, Case{ConnMode::kEarly, 1, 1},
+                          Case{ConnMode::kFresh, 6, 3}}) {
+      const ConnMode mode = k.mode;
       SCOPED_TRACE(ConnModeName(mode));
       LoadOptions o = Options(*addr, "X25519MLKEM768", mode);
       o.protocol = Protocol::kH2;
-      o.requests = mode == ConnMode::kResume ? 3 : 1;
+      o.requests = k.requests;
+      o.streams = k.streams;
       auto r = RunLoad(o, nullptr);
       ASSERT_TRUE(r.ok()) << r.error().message;
       size_t measured = 0;
@@ -334,8 +342,17 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
         EXPECT_EQ(c.group, "X25519MLKEM768");
         // RFC 9113 §3.4: a server's preface is a SETTINGS frame, before any response.
         EXPECT_GE(c.h2_frames_before_response, 1u);
-        EXPECT_TRUE(c.resumed);
+        EXPECT_EQ(c.resumed, mode != ConnMode::kFresh);
         EXPECT_EQ(c.request_count, o.requests);
+        if (k.streams > 1) {
+          // The first three leave together; each later one only once a stream has ended.
+          const RequestRecord* q = &r->requests[c.first_request];
+          EXPECT_EQ(q[1].sent, q[0].sent);
+          EXPECT_EQ(q[2].sent, q[0].sent);
+          for (uint32_t i = k.streams; i < c.request_count; ++i) {
+            EXPECT_GE(q[i].sent, std::min({q[0].last_byte, q[1].last_byte, q[2].last_byte}));
+          }
+        }
         if (mode == ConnMode::kEarly) {
           EXPECT_EQ(c.early_data, EarlyData::kAccepted);
         }

@@ -19,20 +19,23 @@ class H1Exchange final : public HttpExchange {
   void Wrote(size_t n) override { offset_ += n; }
   void Rewind() override { offset_ = 0; }
   ExchangeStep Feed(std::string_view in) override;
-  ExchangeStep::Status FeedEof() override;
+  ExchangeStep FeedEof() override;
 
-  uint32_t status() const override { return static_cast<uint32_t>(parser_.status_code()); }
-  uint64_t body_bytes() const override { return parser_.body_bytes(); }
   bool keep_alive() const override { return parser_.keep_alive(); }
   const std::string& error() const override { return error_; }
 
  private:
   const ConnectionEnv& env_;
+  // Step: an event for the request in flight, `began` and `completed` as the bytes did.
+  ExchangeStep Step(ExchangeStep::Status status, bool began, bool completed);
+
   const std::string* request_ = nullptr;
+  size_t requests_ = 0;  // begun, the one in flight the last
   size_t offset_ = 0;
   bool awaiting_ = false;  // a request sent whose response has not ended
   bool began_ = false;
   ResponseParser parser_;
+  RequestEvent event_;  // what the last Feed or FeedEof did
   std::string error_;
 };
 

@@ -37,8 +37,18 @@ ExchangeStep H2Exchange::Feed(std::string_view in) {
   heard_ = true;
   written_.clear();
   const h2::FeedResult r = session_->Feed(in);
+  // Request i is the session's i-th stream: each BeginRequest submits one.
+  events_.clear();
+  for (const h2::StreamEvent& e : r.events) {
+    const h2::Response& response = session_->response(e.request);
+    events_.push_back({.request = e.request,
+                       .began = e.began,
+                       .completed = e.completed,
+                       .status = e.completed ? response.status : 0,
+                       .body_bytes = e.completed ? response.body_bytes : 0});
+  }
   ExchangeStep step;
-  step.response_began = r.response_began;
+  step.events = events_;
   // The session stops counting at the first response: later ones leave the count as it was.
   if (r.response_began) record_.h2_frames_before_response = session_->frames_before_response();
   switch (r.status) {
@@ -55,12 +65,12 @@ ExchangeStep H2Exchange::Feed(std::string_view in) {
   return step;
 }
 
-ExchangeStep::Status H2Exchange::FeedEof() {
+ExchangeStep H2Exchange::FeedEof() {
   // HTTP/2 delimits every response by its frames: a close ends none.
-  error_ = session_->response_complete()
+  error_ = session_->all_complete()
                ? "the server closed the connection (HTTP/2 needs no close to end a response)"
                : "server closed the connection before the response was complete";
-  return ExchangeStep::kError;
+  return {ExchangeStep::kError, {}};
 }
 
 }  // namespace pqc

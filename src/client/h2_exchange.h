@@ -1,11 +1,12 @@
 // h2_exchange — HTTP/2's half of a connection (h2/client_session.h): the connection preface,
 // the client's SETTINGS and window with the first request (as early data too, when the mode
-// asks), one stream per request, the server's own frames between responses answered, a GOAWAY
-// at the end.
+// asks), one stream per request (as many open at once as the arm's streams), the server's own
+// frames between responses answered, a GOAWAY at the end.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "client/http_exchange.h"
 #include "h2/client_session.h"
@@ -23,11 +24,9 @@ class H2Exchange final : public HttpExchange {
   void Wrote(size_t n) override;
   void Rewind() override;
   ExchangeStep Feed(std::string_view in) override;
-  ExchangeStep::Status FeedEof() override;
+  ExchangeStep FeedEof() override;
   void Close() override { session_->Terminate(); }
 
-  uint32_t status() const override { return session_->status(); }
-  uint64_t body_bytes() const override { return session_->body_bytes(); }
   bool keep_alive() const override { return !session_->goaway(); }
   const std::string& error() const override { return error_; }
   const h2::ClientSession& session() const { return *session_; }
@@ -40,6 +39,7 @@ class H2Exchange final : public HttpExchange {
   size_t offset_ = 0;    // of out_, written
   std::string written_;  // written before the server's first byte: what Rewind sends again
   bool heard_ = false;   // the server's first bytes arrived (Rewind no longer possible)
+  std::vector<RequestEvent> events_;  // the last Feed's
   std::string error_;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <openssl/err.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -131,7 +132,8 @@ bool TcpConnection::StepConnect() {
   }
   AttachInspector(ssl_.get(), &facts_);
   if (early) {
-    BeginRequest();
+    // Every request the arm's streams allow goes as early data (one but for HTTP/2).
+    FillStreams();
     if (state_ == State::kDone) return false;
     state_ = State::kEarlyWriting;
   } else {
@@ -157,8 +159,7 @@ bool TcpConnection::StepEarlyWrite() {
     Fail(ErrorClass::kHttp, http_->error());
     return false;
   }
-  requests_.back().sent = MonotonicNow();
-  last_progress_ = requests_.back().sent;
+  StampSent(MonotonicNow());
   state_ = State::kHandshaking;
   return true;
 }
@@ -200,19 +201,53 @@ bool TcpConnection::StepHandshake() {
     // application data, and is timed from then.
     record_.early_data = EarlyData::kRejected;
     http_->Rewind();
+    unsent_ = 0;
     state_ = State::kSending;
     return true;
   }
-  BeginRequest();
+  FillStreams();
   return true;
 }
 
-void TcpConnection::BeginRequest() {
-  requests_.emplace_back();
+void TcpConnection::FillStreams() {
   state_ = State::kSending;
-  if (Status s = http_->BeginRequest(requests_.size() >= env_.options->requests); !s) {
-    Fail(ErrorClass::kHttp, s.error().message);
+  const size_t streams = std::max<uint32_t>(env_.options->streams, 1);
+  while (in_flight_ < streams && requests_.size() < env_.options->requests) {
+    requests_.emplace_back();
+    ++in_flight_;
+    if (Status s = http_->BeginRequest(requests_.size() >= env_.options->requests); !s) {
+      Fail(ErrorClass::kHttp, s.error().message);
+      return;
+    }
   }
+}
+
+void TcpConnection::StampSent(Nanos now) {
+  for (; unsent_ < requests_.size(); ++unsent_) requests_[unsent_].sent = now;
+  last_progress_ = now;
+}
+
+bool TcpConnection::Settle(const ExchangeStep& step, Nanos now) {
+  for (const RequestEvent& e : step.events) {
+    if (e.request >= requests_.size()) {
+      Fail(ErrorClass::kHttp, fmt::format("the exchange reported request {} of {} begun",
+                                          e.request + 1, requests_.size()));
+      return false;
+    }
+    RequestRecord& req = requests_[e.request];
+    if (e.began && req.first_byte == 0) req.first_byte = now;
+    if (!e.completed) continue;
+    req.last_byte = now;
+    req.status = e.status;
+    req.body_bytes = e.body_bytes;
+    ++record_.request_count;
+    --in_flight_;
+    if (req.status != 200) {
+      Fail(ErrorClass::kHttp, fmt::format("status {}", req.status));
+      return false;
+    }
+  }
+  return true;
 }
 
 bool TcpConnection::Flush() {
@@ -243,8 +278,7 @@ bool TcpConnection::FeedBetween(std::string_view in, const char* phase) {
 
 bool TcpConnection::StepSend() {
   if (!Flush()) return false;
-  requests_.back().sent = MonotonicNow();
-  last_progress_ = requests_.back().sent;
+  StampSent(MonotonicNow());
   state_ = State::kReceiving;
   return true;
 }
@@ -252,19 +286,15 @@ bool TcpConnection::StepSend() {
 bool TcpConnection::StepReceive() {
   // HTTP/2 answers the server's SETTINGS and window updates while a response is on its way.
   if (!Flush()) return false;
-  RequestRecord& req = requests_.back();
   std::vector<char>& buf = env_.read_buffer;
   errno = 0;
   int n = SSL_read(ssl_.get(), buf.data(), static_cast<int>(buf.size()));
   if (n <= 0) {
     const SslFailure f = ClassifySslResult(ssl_.get(), n, errno);
     if (f.outcome == SslOutcome::kClosed) {
-      if (http_->FeedEof() == ExchangeStep::kComplete) {
-        req.last_byte = MonotonicNow();
-        req.status = http_->status();
-        req.body_bytes = http_->body_bytes();
-        ++record_.request_count;
-        Finish(/*close_notify=*/false);  // the server has closed already
+      const ExchangeStep step = http_->FeedEof();
+      if (step.status == ExchangeStep::kComplete) {
+        if (Settle(step, MonotonicNow())) Finish(/*close_notify=*/false);  // the server has closed
         return false;
       }
       Fail(ErrorClass::kClosed, http_->error());
@@ -276,20 +306,23 @@ bool TcpConnection::StepReceive() {
   const Nanos now = MonotonicNow();
   last_progress_ = now;
   const ExchangeStep step = http_->Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-  if (step.response_began && req.first_byte == 0) req.first_byte = now;
+  if (!Settle(step, now)) return false;
   if (step.status == ExchangeStep::kError) {
     Fail(ErrorClass::kHttp, http_->error());
     return false;
   }
   if (step.status == ExchangeStep::kNeedMore) return true;
-  req.last_byte = now;
-  req.status = http_->status();
-  req.body_bytes = http_->body_bytes();
-  ++record_.request_count;
-  if (req.status != 200) {
-    Fail(ErrorClass::kHttp, fmt::format("status {}", req.status));
-    return false;
+  if (in_flight_ == 0) return AfterResponses(now);
+  // HTTP/2: a finished stream's place takes the next request at once (think time waits for
+  // every stream, below).
+  if (requests_.size() < env_.options->requests && http_->keep_alive() &&
+      env_.options->request_interval == 0) {
+    FillStreams();
   }
+  return true;
+}
+
+bool TcpConnection::AfterResponses(Nanos now) {
   if (requests_.size() < env_.options->requests && http_->keep_alive()) {
     if (env_.options->request_interval > 0) {
       // Think time: the connection stays open and idle, watching for the server closing it.
@@ -299,12 +332,12 @@ bool TcpConnection::StepReceive() {
         idle_timer_ = 0;
         if (state_ != State::kIdle) return;
         last_progress_ = MonotonicNow();
-        BeginRequest();
+        FillStreams();
         Advance();
       });
       return false;
     }
-    BeginRequest();
+    FillStreams();
     return true;
   }
   if (record_.mode == ConnMode::kEarly && facts_.tickets_received == 0) {

@@ -1,6 +1,7 @@
 // tcp_connection — one client connection over TCP: connect, TLS handshake (early data when
 // the mode asks), N requests of HTTP/1.1 or HTTP/2 (the exchange, http_exchange.h, says what
-// to write and what the bytes read mean), close; every step timestamped into its
+// to write and what the bytes read mean; HTTP/2 keeps up to the arm's streams in flight, each
+// finished one replaced by the next request at once), close; every step timestamped into its
 // ConnectionRecord. Non-blocking, driven by the thread's EventLoop.
 #pragma once
 
@@ -51,7 +52,17 @@ class TcpConnection final : public Connection {
   bool StepReceive();
   bool StepIdle();
   bool StepAwaitTicket();
-  void BeginRequest();
+  // FillStreams: begins requests until the arm's streams are in flight (1 but for HTTP/2) or
+  // the connection has begun all its requests; the connection then sends them.
+  void FillStreams();
+  // StampSent: the requests begun since the last stamp are on their way as of `now`.
+  void StampSent(Nanos now);
+  // Settle: timestamps what the exchange's step did to each request; false once a response
+  // failed the connection (a status other than 200).
+  bool Settle(const ExchangeStep& step, Nanos now);
+  // AfterResponses: every request in flight has its response: the next ones, think time, the
+  // ticket still awaited, or the end. Returns whether the state machine should go on.
+  bool AfterResponses(Nanos now);
   // Flush: writes what the exchange has to send; false when the socket would block (the
   // connection then waits) or the connection failed.
   bool Flush();
@@ -78,6 +89,8 @@ class TcpConnection final : public Connection {
   bool registered_ = false;
   uint32_t interest_ = 0;
   TimerId idle_timer_ = 0;
+  size_t in_flight_ = 0;  // requests begun whose responses have not ended
+  size_t unsent_ = 0;     // index of the first request not yet stamped sent
 };
 
 }  // namespace pqc

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nghttp2/nghttp2.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -69,11 +70,33 @@ Status ClientSession::SubmitGet(std::string_view authority, std::string_view pat
     return MakeError(ErrorKind::kSystem,
                      fmt::format("HTTP/2: submitting GET {}: {}", path, nghttp2_strerror(id)));
   }
-  stream_ = id;
-  began_ = began_now_ = complete_ = false;
-  status_ = 0;
-  body_bytes_ = 0;
+  responses_.push_back({.stream = id});
   return {};
+}
+
+bool ClientSession::all_complete() const {
+  return std::all_of(responses_.begin(), responses_.end(),
+                     [](const Response& r) { return r.complete; });
+}
+
+Response* ClientSession::Find(int32_t stream, size_t* request) {
+  // nghttp2 numbers a client's streams 1, 3, 5, ... as they are submitted.
+  if (stream <= 0 || stream % 2 == 0) return nullptr;
+  const auto i = static_cast<size_t>(stream - 1) / 2;
+  if (i >= responses_.size() || responses_[i].stream != stream) return nullptr;
+  if (request != nullptr) *request = i;
+  return &responses_[i];
+}
+
+void ClientSession::Note(size_t request, bool began, bool completed) {
+  for (StreamEvent& e : events_) {
+    if (e.request == request) {
+      e.began = e.began || began;
+      e.completed = e.completed || completed;
+      return;
+    }
+  }
+  events_.push_back({request, began, completed});
 }
 
 Status ClientSession::Output(std::string& out) {
@@ -95,7 +118,7 @@ Status ClientSession::Output(std::string& out) {
 }
 
 FeedResult ClientSession::Feed(std::string_view in) {
-  began_now_ = completed_now_ = false;
+  events_.clear();
   const ssize_t n =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(in.data()), in.size());
   if (n < 0) {
@@ -109,8 +132,11 @@ FeedResult ClientSession::Feed(std::string_view in) {
   }
   if (!error_.empty()) return Failed(error_);
   FeedResult r;
-  r.response_began = began_now_;
-  r.status = completed_now_ ? FeedStatus::kComplete : FeedStatus::kNeedMore;
+  r.events = events_;
+  for (const StreamEvent& e : events_) {
+    r.response_began = r.response_began || e.began;
+    if (e.completed) r.status = FeedStatus::kComplete;
+  }
   return r;
 }
 
@@ -120,41 +146,53 @@ void ClientSession::Terminate() {
 
 FeedResult ClientSession::Failed(std::string why) {
   error_ = std::move(why);
-  return {FeedStatus::kError, began_now_};
+  FeedResult r{FeedStatus::kError, false, events_};
+  for (const StreamEvent& e : events_) r.response_began = r.response_began || e.began;
+  return r;
 }
 
 void ClientSession::OnBeginHeaders(int32_t stream) {
-  if (stream != stream_ || began_) return;
-  began_ = began_now_ = any_response_ = true;
+  size_t request = 0;
+  Response* r = Find(stream, &request);
+  if (r == nullptr || r->began) return;
+  r->began = any_response_ = true;
+  Note(request, /*began=*/true, /*completed=*/false);
 }
 
 void ClientSession::OnHeader(int32_t stream, std::string_view name, std::string_view value) {
-  if (stream != stream_ || name != ":status") return;
+  Response* r = Find(stream);
+  if (r == nullptr || name != ":status") return;
   uint32_t code = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), code);
   // nghttp2 has checked the pseudo-header's form (three digits); informational (1xx) heads
   // come before the final one, which is the response's.
-  if (ec == std::errc() && end == value.data() + value.size() && (status_ == 0 || status_ < 200)) {
-    status_ = code;
+  if (ec == std::errc() && end == value.data() + value.size() &&
+      (r->status == 0 || r->status < 200)) {
+    r->status = code;
   }
 }
 
 void ClientSession::OnData(int32_t stream, size_t bytes) {
-  if (stream == stream_) body_bytes_ += bytes;
+  if (Response* r = Find(stream)) r->body_bytes += bytes;
 }
 
 void ClientSession::OnFrame(uint8_t flags, int32_t stream) {
   if (!any_response_) ++frames_before_response_;
-  if (stream == stream_ && (flags & NGHTTP2_FLAG_END_STREAM) != 0 && status_ >= 200) {
-    complete_ = completed_now_ = true;
+  size_t request = 0;
+  Response* r = Find(stream, &request);
+  if (r != nullptr && !r->complete && (flags & NGHTTP2_FLAG_END_STREAM) != 0 && r->status >= 200) {
+    r->complete = true;
+    Note(request, /*began=*/false, /*completed=*/true);
   }
 }
 
 void ClientSession::OnGoaway(int32_t last_stream, uint32_t code) {
   goaway_ = true;
-  if (stream_ > last_stream && !complete_ && error_.empty()) {
-    error_ = fmt::format("the server went away (GOAWAY {}) before answering stream {}",
-                         nghttp2_http2_strerror(code), stream_);
+  for (const Response& r : responses_) {
+    if (r.stream > last_stream && !r.complete && error_.empty()) {
+      error_ = fmt::format("the server went away (GOAWAY {}) before answering stream {}",
+                           nghttp2_http2_strerror(code), r.stream);
+    }
   }
 }
 
@@ -163,7 +201,8 @@ void ClientSession::OnLibraryError(std::string_view message) {
 }
 
 void ClientSession::OnStreamClose(int32_t stream, uint32_t code) {
-  if (stream != stream_ || complete_ || !error_.empty()) return;
+  const Response* r = Find(stream);
+  if (r == nullptr || r->complete || !error_.empty()) return;
   error_ =
       code == NGHTTP2_NO_ERROR
           ? fmt::format("the server closed stream {} before the response ended", stream)

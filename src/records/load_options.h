@@ -46,6 +46,9 @@ struct LoadOptions {
   Nanos warmup = 1'000'000'000;     // discarded (and tickets collected for resume)
   uint32_t requests = 1;            // per connection
   Nanos request_interval = 0;       // keep-alive think time between requests (reuse)
+  // streams: HTTP/2 requests in flight at once on a connection (each on a stream of its own,
+  // a finished one's place taken by the next request at once); 1 for h1 and h3.
+  uint32_t streams = 1;
   std::string path = "/";
   // protocol: h1 or h2 over TLS over TCP, or h3 over QUIC (no TCP connect, the handshake from
   // the first Initial sent: docs/methodology.md, "Phases over QUIC"). It sets tls.transport and

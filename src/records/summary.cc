@@ -36,6 +36,7 @@ ArmInfo ArmOf(const LoadOptions& o) {
   arm.warmup_s = Seconds(o.warmup);
   arm.requests = o.requests;
   arm.request_interval_s = Seconds(o.request_interval);
+  arm.streams = o.streams;
   arm.path = o.path;
   arm.protocol = o.protocol;
   arm.groups = o.tls.groups;

@@ -70,6 +70,7 @@ struct ArmInfo {
   double warmup_s = 0;
   uint32_t requests = 0;
   double request_interval_s = 0;  // keep-alive think time between requests
+  uint32_t streams = 1;           // HTTP/2 requests in flight at once (files before it: 1)
   std::string path;
   Protocol protocol = Protocol::kH1;
   std::vector<std::string> groups;

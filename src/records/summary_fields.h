@@ -39,6 +39,7 @@ void Fields(R& r, V& v) {
   v("warmup_s", r.warmup_s);
   v("requests", r.requests);
   v("request_interval_s", r.request_interval_s);
+  v("streams", r.streams);
   v("path", r.path);
   v("protocol", r.protocol);
   v("groups", r.groups);

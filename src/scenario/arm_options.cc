@@ -22,6 +22,7 @@ LoadOptions MakeLoadOptions(const ArmSettings& s, const SocketAddress& target, u
   o.warmup = s.warmup;
   o.requests = s.requests;
   o.request_interval = s.request_interval;
+  o.streams = s.streams;
   o.path = RequestPath(s);
   o.protocol = s.protocol;
   o.tls.groups = OfferedGroups(s);

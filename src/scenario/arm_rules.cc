@@ -119,6 +119,25 @@ Status ValidateH3(const ArmSettings& s) {
   return {};
 }
 
+// ValidateStreams: concurrent streams are HTTP/2's, and a connection's requests fill them.
+Status ValidateStreams(const ArmSettings& s) {
+  if (s.streams <= 1) return {};
+  if (s.protocol != Protocol::kH2) {
+    return RuleError(fmt::format(
+        "streams = {} with protocol {}: only HTTP/2 carries requests side by side on one "
+        "connection (HTTP/1.1 sends them one after another, and the tool's HTTP/3 client does "
+        "too); set protocol = \"h2\", or streams = 1",
+        s.streams, ProtocolName(s.protocol)));
+  }
+  if (s.streams > s.requests) {
+    return RuleError(fmt::format(
+        "streams = {} with requests = {}: a connection's streams are filled from its requests, "
+        "so no more than {} can be in flight; raise requests to {} or more, or lower streams",
+        s.streams, s.requests, s.requests, s.streams));
+  }
+  return {};
+}
+
 // ValidateRetry: quic_retry is a setting of a QUIC server the tool runs.
 Status ValidateRetry(const ArmSettings& s) {
   if (!s.quic_retry) return {};
@@ -227,6 +246,7 @@ Status Validate(const ArmSettings& s, std::string_view arm_label) {
     if (Status st = ValidateH3(s); !st) return fail(st.error().message);
   }
   if (Status st = ValidateRetry(s); !st) return fail(st.error().message);
+  if (Status st = ValidateStreams(s); !st) return fail(st.error().message);
   if (s.record_clients && s.target != TargetKind::kEmbedded) {
     return fail(
         fmt::format("record_clients needs target = \"embedded\" (the server that reads "

@@ -530,6 +530,11 @@ constexpr std::array kKeys = {
                "think time between requests on a connection (\"100ms\")", K::kClient, false,
                "--request-interval", &SetDuration<&ArmSettings::request_interval, true>,
                &EchoDuration<&ArmSettings::request_interval>},
+    SettingKey{"load", "streams",
+               "HTTP/2 requests in flight at once on a connection, each on its own stream (1..100; "
+               "protocol h2, streams ≤ requests)",
+               K::kClient, false, "--streams", &SetCount<&ArmSettings::streams, 1, 100>,
+               &Echo<&ArmSettings::streams>},
     SettingKey{"load", "client_threads", "load-generator threads", K::kClient, false,
                "--threads,--client-threads", &SetCount<&ArmSettings::client_threads, 1, 256>,
                &Echo<&ArmSettings::client_threads>},

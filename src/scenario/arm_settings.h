@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "records/load_options.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/protocol.h"
+#include "records/load_options.h"
 #include "target/target.h"
 #include "tls/cert_chain.h"
 #include "tls/providers.h"
@@ -97,6 +97,7 @@ struct ArmSettings {
   Nanos warmup = 2'000'000'000;
   uint32_t requests = 1;
   Nanos request_interval = 0;
+  uint32_t streams = 1;  // HTTP/2 requests in flight at once on a connection (ValidateStreams)
   unsigned client_threads = 1;
   unsigned server_threads = 1;
   // Placement: the CPUs the load threads and the server the tool runs may use (empty: where
