@@ -323,14 +323,14 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
       ConnMode mode;
       uint32_t requests, streams;
     };
-    for (const Case& k : {Case{ConnMode::kResume, 3, 1}, Case{ConnMode::kEarly, 1, 1},
-                          Case{ConnMode::kFresh, 6, 3}}) {
-      const ConnMode mode = k.mode;
+    for (const Case& arm : {Case{ConnMode::kResume, 3, 1}, Case{ConnMode::kEarly, 1, 1},
+                            Case{ConnMode::kFresh, 6, 3}}) {
+      const ConnMode mode = arm.mode;
       SCOPED_TRACE(ConnModeName(mode));
       LoadOptions o = Options(*addr, "X25519MLKEM768", mode);
       o.protocol = Protocol::kH2;
-      o.requests = k.requests;
-      o.streams = k.streams;
+      o.requests = arm.requests;
+      o.streams = arm.streams;
       auto r = RunLoad(o, nullptr);
       ASSERT_TRUE(r.ok()) << r.error().message;
       size_t measured = 0;
@@ -344,12 +344,12 @@ TEST_F(TargetTest, EveryDriverServesHttp2WhenTheArmAsks) {
         EXPECT_GE(c.h2_frames_before_response, 1u);
         EXPECT_EQ(c.resumed, mode != ConnMode::kFresh);
         EXPECT_EQ(c.request_count, o.requests);
-        if (k.streams > 1) {
+        if (arm.streams > 1) {
           // The first three leave together; each later one only once a stream has ended.
           const RequestRecord* q = &r->requests[c.first_request];
           EXPECT_EQ(q[1].sent, q[0].sent);
           EXPECT_EQ(q[2].sent, q[0].sent);
-          for (uint32_t i = k.streams; i < c.request_count; ++i) {
+          for (uint32_t i = arm.streams; i < c.request_count; ++i) {
             EXPECT_GE(q[i].sent, std::min({q[0].last_byte, q[1].last_byte, q[2].last_byte}));
           }
         }
