@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -31,15 +32,22 @@ struct Outcome {
   bool continuation_limit = false;  // nghttp2's CONTINUATION limit ended it
 };
 
+// Begun: a session with `requests` GETs submitted and its first flight taken.
+std::unique_ptr<pqc::h2::ClientSession> Begun(int requests) {
+  auto session = pqc::h2::ClientSession::Make();
+  Check(session.ok());
+  for (int k = 0; k < requests; ++k) Check((*session)->SubmitGet("localhost", "/").ok());
+  std::string out;
+  Check((*session)->Output(out).ok());
+  return std::move(*session);
+}
+
 // Run: one request, the stream fed in pieces of `piece(i)` bytes until it ends or fails.
 template <typename PieceSize>
 Outcome Run(std::string_view stream, PieceSize piece) {
-  auto session = pqc::h2::ClientSession::Make();
-  Check(session.ok());
-  pqc::h2::ClientSession& c = **session;
-  Check(c.SubmitGet("localhost", "/").ok());
+  const auto session = Begun(1);
+  pqc::h2::ClientSession& c = *session;
   std::string out;
-  Check(c.Output(out).ok());
   Outcome o;
   for (size_t pos = 0, i = 0; pos < stream.size() && o.status == pqc::h2::FeedStatus::kNeedMore;
        ++i) {
@@ -68,13 +76,9 @@ Outcome Run(std::string_view stream, PieceSize piece) {
 // RunTwo: two requests in flight, the stream fed in pieces; the events' invariants checked.
 template <typename PieceSize>
 void RunTwo(std::string_view stream, PieceSize piece) {
-  auto session = pqc::h2::ClientSession::Make();
-  Check(session.ok());
-  pqc::h2::ClientSession& c = **session;
-  Check(c.SubmitGet("localhost", "/").ok());
-  Check(c.SubmitGet("localhost", "/").ok());
+  const auto session = Begun(2);
+  pqc::h2::ClientSession& c = *session;
   std::string out;
-  Check(c.Output(out).ok());
   std::array<int, 2> ended{};
   for (size_t pos = 0, i = 0; pos < stream.size(); ++i) {
     const std::string_view part = stream.substr(pos, piece(i));
