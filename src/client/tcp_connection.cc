@@ -401,6 +401,10 @@ void TcpConnection::Finish(bool close_notify) {
 }
 
 void TcpConnection::MarkDone() {
+  // The answered requests first (record_.request_count of them, as a connection's are read):
+  // concurrent streams that a failure cut short need not be the last ones begun.
+  std::stable_partition(requests_.begin(), requests_.end(),
+                        [](const RequestRecord& r) { return r.last_byte != 0; });
   Close();
   record_.closed = MonotonicNow();
   state_ = State::kDone;

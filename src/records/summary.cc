@@ -87,7 +87,10 @@ std::optional<double> ResponseMicros(const RequestRecord& r) {
 std::optional<double> TotalMicros(const ConnectionRecord& c,
                                   std::span<const RequestRecord> requests) {
   if (!c.ok() || requests.empty()) return std::nullopt;
-  return Interval(c.intended_start, requests.back().last_byte);
+  // The latest end, not the last request's: concurrent HTTP/2 streams end in any order.
+  Nanos last = 0;
+  for (const RequestRecord& r : requests) last = std::max(last, r.last_byte);
+  return Interval(c.intended_start, last);
 }
 
 std::span<const RequestRecord> RequestsOf(const ConnectionRecord& c,
