@@ -66,13 +66,14 @@ void WritePhaseTable(std::ostream& out, const LoadSummary& s) {
 
 void WriteSummaryTable(std::ostream& out, const LoadSummary& s) {
   const ArmInfo& a = s.arm;
-  out << fmt::format("load {} → {}{}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}\n",
-                     a.mode, a.target.empty() ? "-" : a.target,
-                     a.protocol == Protocol::kH3   ? " over HTTP/3 (QUIC)"
-                     : a.protocol == Protocol::kH2 ? " over HTTP/2"
-                                                   : "",
-                     Fixed(a.rate), a.arrivals, Fixed(a.duration_s), Fixed(a.warmup_s), a.requests,
-                     a.path);
+  out << fmt::format(
+      "load {} → {}{}: {} /s {} for {} s after {} s warm-up, {} request(s) of {}{}\n", a.mode,
+      a.target.empty() ? "-" : a.target,
+      a.protocol == Protocol::kH3   ? " over HTTP/3 (QUIC)"
+      : a.protocol == Protocol::kH2 ? " over HTTP/2"
+                                    : "",
+      Fixed(a.rate), a.arrivals, Fixed(a.duration_s), Fixed(a.warmup_s), a.requests, a.path,
+      a.streams > 1 ? fmt::format(", {} at a time on streams of their own", a.streams) : "");
   out << fmt::format("groups {} (key shares {}), sigalgs {}, {} thread(s){}\n\n",
                      Joined(a.groups, ":"), Joined(a.key_shares, ":"), Joined(a.sigalgs, ":"),
                      a.threads, a.busy_poll ? ", busy polling" : "");

@@ -311,6 +311,17 @@ def main():
         assert f"- signature algorithms: mldsa65 {n}\n" in out, out[-2000:]
         assert f"- response bodies: {3 * n} total" in out, out[-2000:]
 
+    def h2_streams(out, before):
+        # Six requests per connection, three at a time: every one answered, each with its own
+        # phases (ttfb counts requests, not connections).
+        assert "6 request(s) of /, 3 at a time on streams of their own" in out, out[-2000:]
+        m = re.search(r"negotiated \((\d+) handshakes\)", out)
+        assert m and int(m.group(1)) > 0, out[-2000:]
+        n = int(m.group(1))
+        assert re.search(rf"^\| ttfb +\| +{6 * n} \|", out, re.M), out[-2000:]
+        assert f"- response bodies: {3 * 6 * n} total" in out, out[-2000:]
+        assert "\nVALID" in out, out[-2000:]
+
     def before_run(out, before):
         arms_ok(summary_of(only_run("before")), FRESH_ARMS)
 
@@ -506,6 +517,9 @@ def main():
          f"X25519MLKEM768",
          "shorten:--group X25519MLKEM768:--group X25519MLKEM768 --duration 1s --warmup 0.5s",
          False, False, 60, h2_load),
+        (f"build/src/pqc-bench load --target 127.0.0.1:8446 --ca {h2_ca} --protocol h2 --requests "
+         f"6 --streams 3 --duration 3s",
+         "shorten:--duration 3s:--duration 1s --warmup 0.5s", False, False, 60, h2_streams),
         ("build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before",
          f"build/src/pqc-bench run scenarios/01-fresh-handshake.toml --results before "
          f"{SHORT_RUN}", False, False, 120, before_run),
