@@ -401,10 +401,6 @@ void TcpConnection::Finish(bool close_notify) {
 }
 
 void TcpConnection::MarkDone() {
-  // The answered requests first (record_.request_count of them, as a connection's are read):
-  // concurrent streams that a failure cut short need not be the last ones begun.
-  std::stable_partition(requests_.begin(), requests_.end(),
-                        [](const RequestRecord& r) { return r.last_byte != 0; });
   Close();
   record_.closed = MonotonicNow();
   state_ = State::kDone;
@@ -419,6 +415,13 @@ void TcpConnection::Fail(ErrorClass error, std::string detail) {
   record_.error = error;
   record_.error_detail = std::move(detail);
   ERR_clear_error();  // never let this connection's errors be read by the next one
+  if (env_.options->streams > 1) {
+    // The answered requests first (record_.request_count of them, as a connection's are
+    // read): concurrent streams that a failure cut short need not be the last ones begun. A
+    // connection that succeeded, or sent one request at a time, has them in order already.
+    std::stable_partition(requests_.begin(), requests_.end(),
+                          [](const RequestRecord& r) { return r.last_byte != 0; });
+  }
   MarkDone();
 }
 
