@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -137,7 +138,11 @@ TEST(StopRunTest, AStudyThatAsksTooMuchSpendsItsBlocksAndSaysWhatWouldAnswer) {
               f.out.find("more than 1000 blocks would be needed") != std::string::npos)
       << f.out;
   EXPECT_NE(f.err.find("stop: after block 3 ("), std::string::npos) << f.err;
-  EXPECT_NE(f.err.find("  handshake p50, X25519MLKEM768 − X25519 (group): +"), std::string::npos)
+  // Either sign: the two groups' medians are close, and on a busy machine (the ASan stage, CI
+  // 2026-12-07) X25519's blocks came out slower than the hybrid's.
+  EXPECT_TRUE(std::regex_search(
+      f.err, std::regex("  handshake p50, X25519MLKEM768 − X25519 \\(group\\): [+-][0-9.]+ (us|ms) "
+                        "±[0-9.]+ (us|ms) \\(asked ±10[.]0 us\\)")))
       << "each open question's interval at each look\n"
       << f.err;
   EXPECT_EQ(Trials(f.dir), 8);
