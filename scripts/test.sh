@@ -3,14 +3,15 @@
 #   release  release build + the whole CTest suite (fuzz corpora replayed as tests too)
 #   asan     AddressSanitizer/UBSan build + the same suite, less the readme and
 #            openssl_variants labels (they drive release binaries)
-#   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
 #   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
-#            on a copy of its seed corpus; a crash fails the stage
+#            on a copy of its seed corpus; a crash fails the stage (with asan before it, the
+#            fuzzers start behind the ASan stage's last tests: start_fuzz_behind)
+#   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
 # Set-up (idempotent) runs inside build.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 stages=("$@")
-((${#stages[@]})) || stages=(release asan tsan fuzz)
+((${#stages[@]})) || stages=(release asan fuzz tsan)
 
 # check_selection DIR CTEST-ARGS... — the tests a stage's ctest selects exist and were built: a
 # label that selects nothing, or a test whose executable the stage's build left out (CTest then
@@ -77,12 +78,15 @@ step() {
 # prebuilt_variant and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those
 # stages wait for. The fuzzers (the fuzz stage's, budgeted in CPU seconds: the same work at
 # any priority) start at idle priority when the ASan stage's tests that share the machine are
-# done, behind its tests that run alone and the TSan stage, which together leave about four
-# fifths of the two cores idle for five minutes; the fuzz stage then waits for them and prints
-# their table (start_fuzz_behind). Behind the ASan stage's other tests, which keep the cores
-# busy, two of them made BuildArmsTest find its slow build 10 ms slower for 3 and FaultRunTest
-# lose one connection too many (2026-12-06), as builds behind the release tests once upset
-# their timings; those tests have ended before the fuzzers start.
+# done, behind its tests that run alone, which leave four fifths of the two cores idle for
+# about 200 s; the fuzz stage, next, waits for them and prints their table (start_fuzz_behind).
+# They took about 430 of their 600 CPU seconds there and made those tests a quarter slower
+# (258 s against 209 s, 2026-12-07).
+# Not behind the ASan stage's other tests, which keep the cores busy: two fuzzers there made
+# BuildArmsTest find its slow build 10 ms slower for 3 and FaultRunTest lose one connection too
+# many (2026-12-06); nor behind the TSan stage, which therefore comes last: beside them its
+# QUIC study's ML-DSA handshakes at 70 ms took a median 809 ms, not three round trips, and
+# the study flagged them (2026-12-07).
 export PQC_PREBUILT=0
 behind="" behind_trees=() builder="" fuzzer="" fuzz_log=""
 # On any exit: what runs behind the tests stopped, its files removed.
@@ -107,7 +111,8 @@ start_behind() {
 }
 # start_fuzz_behind: when the fuzz stage is selected, its fuzzers start now at idle priority
 # (their tree is built: wait_behind), each for its CPU budget whatever the wall time it takes
-# (the wall cap, there for a machine that never gives them the CPU, raised accordingly).
+# (the wall cap, there for a machine that never gives them the CPU, raised accordingly). A
+# stage between the ASan stage and the fuzz stage (`test.sh asan tsan fuzz`) runs beside them.
 start_fuzz_behind() {
   [[ " ${stages[*]} " == *" fuzz "* ]] && [ -z "$fuzzer" ] || return 0
   local stage_dir=$dir fuzz_dir
@@ -240,7 +245,7 @@ for stage in "${stages[@]}"; do
         "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
       fi
       ;;
-    *) echo "test.sh: unknown stage '$stage' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown stage '$stage' (valid: release, asan, fuzz, tsan)" >&2; exit 2 ;;
   esac
   echo "== $stage: $((SECONDS - start)) s ==" >&2
 done
