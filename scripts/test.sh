@@ -3,15 +3,14 @@
 #   release  release build + the whole CTest suite (fuzz corpora replayed as tests too)
 #   asan     AddressSanitizer/UBSan build + the same suite, less the readme and
 #            openssl_variants labels (they drive release binaries)
-#   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
-#            on a copy of its seed corpus; a crash fails the stage (with asan before it, the
-#            fuzzers start behind the ASan stage's last tests: start_fuzz_behind)
 #   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
+#   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
+#            on a copy of its seed corpus; a crash fails the stage
 # Set-up (idempotent) runs inside build.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 stages=("$@")
-((${#stages[@]})) || stages=(release asan fuzz tsan)
+((${#stages[@]})) || stages=(release asan tsan fuzz)
 
 # check_selection DIR CTEST-ARGS... — the tests a stage's ctest selects exist and were built: a
 # label that selects nothing, or a test whose executable the stage's build left out (CTest then
@@ -76,27 +75,12 @@ step() {
 # and openssl_variants' second build: `--core`, the tool alone, as the guide builds it) and
 # the fuzz tree (the README's fuzzing commands), which the tests that drive them wait for (the
 # prebuilt_variant and prebuilt_fuzz fixtures), then the ASan and TSan trees, which those
-# stages wait for. The fuzzers (the fuzz stage's, budgeted in CPU seconds: the same work at
-# any priority) start at idle priority when the ASan stage's tests that share the machine are
-# done, behind its tests that run alone, which leave four fifths of the two cores idle for
-# about 200 s; the fuzz stage, next, waits for them and prints their table (start_fuzz_behind).
-# They took about 430 of their 600 CPU seconds there and made those tests a quarter slower
-# (258 s against 209 s, 2026-12-07).
-# Not behind the ASan stage's other tests, which keep the cores busy: two fuzzers there made
-# BuildArmsTest find its slow build 10 ms slower for 3 and FaultRunTest lose one connection too
-# many (2026-12-06); nor behind the TSan stage, which therefore comes last: beside them its
-# QUIC study's ML-DSA handshakes at 70 ms took a median 809 ms, not three round trips, and
-# the study flagged them (2026-12-07).
+# stages wait for. The fuzzers themselves run in front, in the fuzz stage: two of them behind
+# the ASan stage at idle priority made BuildArmsTest find its slow build 10 ms slower for 3 and
+# FaultRunTest lose one connection too many (2026-12-06), as builds behind the release tests
+# once upset their timings.
 export PQC_PREBUILT=0
-behind="" behind_trees=() builder="" fuzzer="" fuzz_log=""
-# On any exit: what runs behind the tests stopped, its files removed.
-cleanup() {
-  # (|| true: the builder has usually ended; a failing kill must not end the trap under set -e)
-  if [ -n "$builder" ]; then kill -- -"$builder" 2>/dev/null || true; fi
-  if [ -n "$fuzzer" ]; then kill -- -"$fuzzer" 2>/dev/null || true; fi
-  rm -rf "$behind" "$fuzz_log"
-}
-trap cleanup EXIT
+behind="" behind_trees=()
 # start_behind: the builder of the trees the selected stages need after the release tree.
 start_behind() {
   behind=$(mktemp -d "${TMPDIR:-/tmp}/pqc-built-behind.XXXXXX")
@@ -108,23 +92,8 @@ start_behind() {
   setsid chrt --idle 0 "$here/scripts/lib/build_behind.sh" "$behind" "${behind_trees[@]}" \
     </dev/null >/dev/null 2>&1 &
   builder=$!
-}
-# start_fuzz_behind: when the fuzz stage is selected, its fuzzers start now at idle priority
-# (their tree is built: wait_behind), each for its CPU budget whatever the wall time it takes
-# (the wall cap, there for a machine that never gives them the CPU, raised accordingly). A
-# stage between the ASan stage and the fuzz stage (`test.sh asan tsan fuzz`) runs beside them.
-start_fuzz_behind() {
-  [[ " ${stages[*]} " == *" fuzz "* ]] && [ -z "$fuzzer" ] || return 0
-  local stage_dir=$dir fuzz_dir
-  wait_behind fuzz
-  step "fuzz build" build_tree fuzz
-  fuzz_dir=$dir dir=$stage_dir
-  fuzz_log=$(mktemp "${TMPDIR:-/tmp}/pqc-fuzz-behind.XXXXXX")
-  echo "== fuzz run: started behind the tests (${PQC_FUZZ_SECONDS:-30} s of CPU per target) ==" >&2
-  setsid chrt --idle 0 env PQC_FUZZ_WALL_SECONDS="${PQC_FUZZ_WALL_SECONDS:-3600}" \
-    "$here/scripts/fuzz_run.sh" "$fuzz_dir" "${PQC_FUZZ_SECONDS:-30}" </dev/null >"$fuzz_log" 2>&1 &
-  fuzzer=$!
-  fuzz_started=$SECONDS
+  # (|| true: the builder has usually ended; a failing kill must not end the trap under set -e)
+  trap 'kill -- -"$builder" 2>/dev/null || true; rm -rf "$behind"' EXIT
 }
 # wait_behind TREE: when TREE is being built behind, waits for it; its build's time and the
 # wait printed, and its log's end if it failed (which fails the stage).
@@ -195,21 +164,8 @@ for stage in "${stages[@]}"; do
         first=(-E "$serial")
       fi
       if [ "$stage" = release ]; then start_behind; fi
-      # The ASan stage's tests that run alone come last (CTest holds them until the others
-      # are done); run apart, the fuzzers start behind them (start_fuzz_behind).
-      last=""
-      if [ "$stage" = asan ] && serial=$(serial_pattern "$dir") && [ -n "$serial" ]; then
-        first=(-E "$serial")
-        last=$serial
-      fi
       (cd "$dir" && PQC_PREBUILT=1 PQC_BUILT_BEHIND="$behind" \
         ctest --output-on-failure -j"$jobs" --timeout 1500 "${exclude[@]}" "${first[@]}")
-      if [ -n "$last" ]; then
-        start_fuzz_behind
-        step "asan: the tests that run alone" \
-          bash -c 'cd "$1" && shift && PQC_PREBUILT=1 ctest --output-on-failure --timeout 1500 "$@"' \
-          _ "$dir" "${exclude[@]}" -R "$last"
-      fi
       if [ "$stage" = release ]; then  # what the README's tests drove: its build's time
         wait_behind variant
         wait_behind fuzz
@@ -230,22 +186,12 @@ for stage in "${stages[@]}"; do
         ctest --output-on-failure -j"$jobs" --timeout 900 -L '^tsan$')
       ;;
     fuzz)
-      if [ -n "$fuzzer" ]; then  # started behind the ASan and TSan stages: its end awaited
-        echo "== fuzz run: waiting for the fuzzers started behind the tests ==" >&2
-        rc=0
-        wait "$fuzzer" || rc=$?
-        fuzzer=""
-        cat "$fuzz_log"
-        echo "== fuzz run: $((SECONDS - fuzz_started)) s since it started behind the tests ==" >&2
-        ((rc == 0)) || exit "$rc"
-      else
-        wait_behind fuzz
-        step "fuzz build" build_tree fuzz
-        echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s of CPU per target) ==" >&2
-        "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
-      fi
+      wait_behind fuzz
+      step "fuzz build" build_tree fuzz
+      echo "== fuzz run (${PQC_FUZZ_SECONDS:-30} s of CPU per target) ==" >&2
+      "$here/scripts/fuzz_run.sh" "$dir" "${PQC_FUZZ_SECONDS:-30}"
       ;;
-    *) echo "test.sh: unknown stage '$stage' (valid: release, asan, fuzz, tsan)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown stage '$stage' (valid: release, asan, tsan, fuzz)" >&2; exit 2 ;;
   esac
   echo "== $stage: $((SECONDS - start)) s ==" >&2
 done
