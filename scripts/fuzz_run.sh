@@ -7,8 +7,10 @@
 # committed seeds are never written to), at most $PQC_FUZZ_JOBS at once (default: the
 # number of cores). Prints one line per target: executions, exec/s, seconds, corpus size
 # (seeds → after), crashes. Exits 1 when any target crashed, leaked, timed out or ran out of
-# memory; the input is then OUT_DIR/<name>/crash-* (or leak-, timeout-, oom-) and the
-# target's log OUT_DIR/<name>/log. Shared by test.sh's fuzz stage and bench/fuzz_long.sh.
+# memory, or had to be killed (still running $PQC_FUZZ_GRACE_SECONDS, default 30, after being
+# asked to stop or after its wall cap); the input is then OUT_DIR/<name>/crash-* (or leak-,
+# timeout-, oom-) and the target's log OUT_DIR/<name>/log. Shared by test.sh's fuzz stage and
+# bench/fuzz_long.sh; tests/fuzz_run_test.py checks its bounds with targets that misbehave.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: fuzz_run.sh BUILD_DIR SECONDS [OUT_DIR]}
@@ -42,23 +44,39 @@ run_one() {
   # -rss_limit_mb: a parser asked to allocate gigabytes is a bug as well.
   # The CPU seconds (user + system) go to OUT_DIR/NAME/cpu, the wall seconds to NAME/wall.
   # -max_total_time is wall time, which on a shared machine (or niced, as fuzz_long.sh runs)
-  # says little of the work done: the budget is CPU time,
-  # read from /proc, and SIGINT ends the target (libFuzzer prints its final stats and exits).
+  # says little of the work done: the budget is CPU time, read from /proc, and SIGUSR1 ends the
+  # target: libFuzzer's main loop then stops after the input at hand and prints its final stats.
+  # (Not SIGINT: its handler prints the stats and exits inside the signal handler, and a target
+  # interrupted in the allocator deadlocked there in CI — its timeout alarm fired and it hung
+  # until ctest's 1500 s ran out.) A target still running GRACE seconds after SIGUSR1 or after
+  # its wall cap is killed, and said below the table: this script ends in bounded time whatever
+  # a target does.
   local started=$SECONDS
   /usr/bin/time -f '%U %S' -o "$dir/cpu" \
     "$build/fuzz/${name}_fuzz" "$dir/corpus" "${dict[@]}" -max_total_time="$wall_cap" \
     -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" \
     >"$dir/log" 2>&1 &
-  local timer=$! target="" st=()
+  local timer=$! target="" st=() asked=""
   while kill -0 "$timer" 2>/dev/null; do
     # (|| true: under set -e a target not started yet would end this job, not the loop)
     [[ -n $target ]] || target=$(pgrep -P "$timer" | head -n 1 || true)
-    # /proc/PID/stat: utime and stime are fields 14 and 15 (the name, field 2, has no space)
-    # (never before libFuzzer's INITED line: the seed corpus is always run whole, as a
-    # wall-time budget does, and the table has its coverage)
-    if [[ -n $target ]] && read -r -a st 2>/dev/null <"/proc/$target/stat" &&
-      ((st[13] + st[14] >= budget)) && grep -q 'INITED' "$dir/log"; then
-      kill -INT "$target" 2>/dev/null || true
+    if [[ -z $asked ]]; then
+      # /proc/PID/stat: utime and stime are fields 14 and 15 (the name, field 2, has no space)
+      # (never before libFuzzer's INITED line: the seed corpus is always run whole, as a
+      # wall-time budget does, and the table has its coverage)
+      if [[ -n $target ]] && read -r -a st 2>/dev/null <"/proc/$target/stat" &&
+        ((st[13] + st[14] >= budget)) && grep -q 'INITED' "$dir/log"; then
+        kill -USR1 "$target" 2>/dev/null || true
+        asked=$SECONDS
+      elif ((SECONDS - started >= wall_cap + grace)); then
+        # libFuzzer's own -max_total_time did not end it: a hang its -timeout did not catch
+        echo "still running ${grace} s after its ${wall_cap} s wall cap: killed" >"$dir/killed"
+        [[ -z $target ]] || kill -KILL "$target" 2>/dev/null || true
+        break
+      fi
+    elif ((SECONDS - asked >= grace)); then
+      echo "did not exit within ${grace} s of SIGUSR1 (its CPU budget spent): killed" >"$dir/killed"
+      kill -KILL "$target" 2>/dev/null || true
       break
     fi
     sleep 0.2
@@ -68,6 +86,9 @@ run_one() {
 }
 budget=$((seconds * $(getconf CLK_TCK)))  # the CPU budget of each target, in clock ticks
 wall_cap=${PQC_FUZZ_WALL_SECONDS:-$((seconds * 10))}
+# After SIGUSR1 or the wall cap, before SIGKILL: longer than -timeout (20 s), so that an input
+# that hangs is reported by libFuzzer (a timeout- artifact) rather than killed unexplained.
+grace=${PQC_FUZZ_GRACE_SECONDS:-30}
 
 # Bounded parallelism: start a job per target, wait for one whenever $jobs are running.
 for name in "${names[@]}"; do
@@ -99,13 +120,15 @@ for name in "${names[@]}"; do
   crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o \
     -name 'timeout-*' -o -name 'oom-*' -o -name 'slow-unit-*' \) | wc -l)
   # A target that died before its final stats (e.g. a crash in start-up) counts as a crash.
-  if [[ -z $execs ]] || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$dir/log"; then
+  # So does one this script had to kill (it hung where libFuzzer's own timeout did not fire).
+  if [[ -z $execs || -f $dir/killed ]] || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$dir/log"; then
     ((crashes == 0)) && crashes=1
   fi
   printf '%-14s %12s %9s %8s %8s %16s %8s %8s\n' "$name" "${execs:-?}" "${rate:-?}" \
     "${secs:-?}" "${cpu:-?}" "$seeds→$corpus" "${feat:-?}" "$crashes"
   if ((crashes > 0)); then
     status=1
+    [[ ! -f $dir/killed ]] || echo "  $name: $(cat "$dir/killed")" >&2
     echo "  $name: see $dir/log and the inputs in $dir/" >&2
   fi
 done
