@@ -41,8 +41,10 @@ SCENARIO = """title = "shard test"
 chain = "ecdsa-p256"
 [load]
 rate = 90
-duration = "2s"
-warmup = "1s"
+# (1 s measured after half a second's warm-up: the test is about the merge and the rendezvous,
+# and runs three times in CI — release, ASan, TSan — each one alone on the machine)
+duration = "1s"
+warmup = "500ms"
 # Three shards and the target share two cores here: start lags of milliseconds are this
 # machine's, not the subject (which is what the merge keeps and computes).
 max_lag_p99 = "500ms"
@@ -220,7 +222,7 @@ def main():
               f"trial {seq}: merged summary counts {s['connections']} measured connections = the "
               "union's")
         # 90/s for 2 s from three shards of 30/s: the arm's rate, not three times it.
-        check(abs(measured - 180) <= 6, f"trial {seq}: {measured} measured connections ≈ 90/s × 2 s")
+        check(abs(measured - 90) <= 6, f"trial {seq}: {measured} measured connections ≈ 90/s × 1 s")
         # Valid, unless this machine was too busy for the shards' schedules (the tool's own
         # saturation check, on a shared 2-core host): the merge adds no reason of its own.
         reasons = json.loads(mreasons)
@@ -428,7 +430,7 @@ def main():
     check(km.returncode == 0 and len(keyed_dirs) == 3, "the keyed study's three shards merge")
 
     # 8. A follower killed in the middle: shard 1 of 3 gets SIGKILL during the second trial.
-    lost = SCENARIO.replace("count = 1", "count = 3").replace('duration = "2s"',
+    lost = SCENARIO.replace("count = 1", "count = 3").replace('duration = "1s"',
                                                                'duration = "3s"')
     (tmp / "lost.toml").write_text(lost)
     procs = start_shards(bin_, tmp / "lost.toml", tmp / "lost", 3, free_port())
