@@ -119,14 +119,10 @@ wait_behind() {
 # core the release stage's tests kept 0.8 of 2 cores busy (about 770 s of CPU in 950 s), the ASan
 # stage's too (357 s in 451 s). So CTest runs two per core; the tests that judge timings or
 # share the machine's cores by design are RUN_SERIAL (tests/CMakeLists.txt) and run alone.
+# (Three per core in the release stage was tried, 2026-12-07: its four longest tests hold all
+# four places for six minutes while the rest queue, but with six at once BuildArmsTest's slow
+# build came out 4.7 ms slower instead of under 4.5 and most README studies saturated.)
 jobs=${PQC_TEST_JOBS:-$((2 * $(nproc)))}
-# The release stage's other tests, three per core: its four longest (the README's commands, its
-# fresh clone, its tools and aa_ab_identical, which wait on studies and clones more than they
-# compute: 0.3–0.7 of a core each) held all four places for six minutes while ~550 tests
-# queued, and ~100 of them (RunTest, TargetTest, ...: seconds of waiting each) then ran after
-# them, 115 s at 56 % busy (a CPU sampler beside a CI emulation, 2026-12-07). The builds behind
-# the tests run at idle priority and give way; the ASan tree was ready 200 s before its stage.
-release_jobs=${PQC_TEST_JOBS:-$((3 * $(nproc)))}
 build_tree() { dir=$("$here/scripts/build.sh" "$@" | tail -n 1); }
 
 for stage in "${stages[@]}"; do
@@ -173,8 +169,7 @@ for stage in "${stages[@]}"; do
       fi
       if [ "$stage" = release ]; then start_behind; fi
       (cd "$dir" && PQC_PREBUILT=1 PQC_BUILT_BEHIND="$behind" \
-        ctest --output-on-failure -j"$([ "$stage" = release ] && echo "$release_jobs" || echo "$jobs")" \
-          --timeout 1500 "${exclude[@]}" "${first[@]}")
+        ctest --output-on-failure -j"$jobs" --timeout 1500 "${exclude[@]}" "${first[@]}")
       if [ "$stage" = release ]; then  # what the README's tests drove: its build's time
         wait_behind variant
         wait_behind fuzz

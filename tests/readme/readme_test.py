@@ -182,8 +182,11 @@ def arms_ok(summary, count):
 
 def run_step(command, timeout):
     start = time.monotonic()
+    # errors="replace": a step may run several processes into one pipe (the guide's three
+    # shards), and a write of one can split another's multi-byte character ("·", "µ") — the
+    # shard step once failed on a lone 0xc2 byte instead of being judged.
     p = subprocess.run(["bash", "-c", command], cwd=ROOT, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+                       stderr=subprocess.STDOUT, text=True, errors="replace", timeout=timeout)
     return p.returncode, p.stdout, time.monotonic() - start
 
 
