@@ -4,7 +4,7 @@
 Four counts of real handshakes under callgrind (from a fresh directory, default results
 directory): X25519 with tickets, the same without tickets, MLKEM768 resumed and X25519 over
 HTTP/3. Each must add its
-stages up to its total, attribute almost nothing ambiguously, repeat its total within 0.1 %
+stages up to its total, attribute almost nothing ambiguously, repeat its total within 0.25 %
 between repetitions (the A/A control: a count does not drift), put signing on the server alone
 and verification on the client alone (and neither in a resumption), and agree with its primitives counted alone where the
 stage is one primitive (the key exchange). Then `compare` must find the known difference — the
@@ -42,7 +42,12 @@ def stage(doc, side, name):
     sys.exit(f"no stage {name} on the {side}")
 
 
-def check_counts(label, doc, failures, resumed=False, max_spread=0.001):
+# The A/A bound: on a quiet machine the repetitions differ by 0.02–0.04 % (MLKEM768 resumed,
+# 2026-12-07), but beside CI's other tests the server's by 0.100 % once (the event loop's work per
+# handshake follows when bytes arrive: more wake-ups and partial reads on a busy machine), which
+# failed a 0.1 % bound. 0.25 % is several times a busy machine's spread and a quarter of the
+# smallest gate the docs show (`server.instructions > +1%`).
+def check_counts(label, doc, failures, resumed=False, max_spread=0.0025):
     for side in ("client", "server"):
         s = doc["sides"][side]
         for rep, total in enumerate(s["instructions"]):
