@@ -57,6 +57,12 @@ run_one() {
     -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" \
     >"$dir/log" 2>&1 &
   local timer=$! target="" st=() asked=""
+  # give_up REASON: the target killed (or its timer, if it never started), the reason kept for
+  # the table; the wait below then returns.
+  give_up() {
+    echo "$1: killed" >"$dir/killed"
+    kill -KILL "${target:-$timer}" 2>/dev/null || true
+  }
   while kill -0 "$timer" 2>/dev/null; do
     # (|| true: under set -e a target not started yet would end this job, not the loop)
     [[ -n $target ]] || target=$(pgrep -P "$timer" | head -n 1 || true)
@@ -70,13 +76,11 @@ run_one() {
         asked=$SECONDS
       elif ((SECONDS - started >= wall_cap + grace)); then
         # libFuzzer's own -max_total_time did not end it: a hang its -timeout did not catch
-        echo "still running ${grace} s after its ${wall_cap} s wall cap: killed" >"$dir/killed"
-        [[ -z $target ]] || kill -KILL "$target" 2>/dev/null || true
+        give_up "still running ${grace} s after its ${wall_cap} s wall cap"
         break
       fi
     elif ((SECONDS - asked >= grace)); then
-      echo "did not exit within ${grace} s of SIGUSR1 (its CPU budget spent): killed" >"$dir/killed"
-      kill -KILL "$target" 2>/dev/null || true
+      give_up "did not exit within ${grace} s of SIGUSR1 (its CPU budget spent)"
       break
     fi
     sleep 0.2
