@@ -54,7 +54,7 @@ CORE_PACKAGES=(build-essential cmake ninja-build pkg-config perl
 # PCRE2 and zlib for nginx, Lua 5.4 for HAProxy's /payload service.
 PEER_PACKAGES=(libpcre2-dev zlib1g-dev liblua5.4-dev)
 TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libev-dev slurm-wlm munge python3-yaml
-  clang libclang-rt-14-dev python3-jsonschema chromium time)
+  clang libclang-rt-14-dev lld python3-jsonschema chromium time)
 # Node.js: a machine may already have its own (e.g. a vendor's nodejs package that bundles
 # npm); Debian's nodejs/npm would replace or conflict with it, so they are added only when
 # node or npm is missing.

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/command.h"
+#include "core/build_commit.h"
 
 namespace {
 
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     return pqc::cli::kExitOk;
   }
   if (name == "--version") {
-    fmt::print("pqc-bench {} ({})\n", PQC_VERSION, PQC_GIT_COMMIT);
+    fmt::print("pqc-bench {} ({})\n", PQC_VERSION, pqc::BuildCommit());
     return pqc::cli::kExitOk;
   }
   for (const Command& c : kCommands) {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include "core/build_commit.h"
+
 namespace pqc::scenario {
 namespace {
 
@@ -44,7 +46,7 @@ std::string BootId() {
 
 void FillRunFacts(results::RunInfo& info) {
   info.tool_version = PQC_VERSION;
-  info.git_commit = PQC_GIT_COMMIT;
+  info.git_commit = BuildCommit();
   info.openssl_version = OpenSSL_version(OPENSSL_VERSION);
   info.cpu_model = CpuModel();
   info.cores = std::thread::hardware_concurrency();
