@@ -5,7 +5,7 @@ In CI a libFuzzer target, stopped with SIGINT when its CPU budget was spent, dea
 own exit path and fuzz_run.sh waited for it until ctest's timeout (1500 s). fuzz_run.sh now
 asks with SIGUSR1 and kills a target still running some seconds later, or one that outlives its
 wall cap. Real libFuzzer targets cannot be made to hang on demand, so this test runs the script
-(a copy, in a tree of its own with a seed corpus per target) on stand-in targets: shell scripts
+(a copy, in a tree of its own with a seed corpus per target) on stand-in targets: Python scripts
 that speak just enough of libFuzzer (the INITED line, -max_total_time, SIGUSR1, the final
 stats) and then behave, ignore SIGUSR1, or hang before they start fuzzing.
 """
@@ -18,28 +18,35 @@ import tempfile
 import time
 
 # A stand-in target: burns CPU after printing INITED; on SIGUSR1, or when its wall time
-# (-max_total_time) is up, prints libFuzzer's final stats and exits. $MODE changes that:
+# (-max_total_time) is up, prints libFuzzer's final stats and exits. MODE changes that:
 # "deaf" ignores SIGUSR1 and never stops, "hang" sleeps before INITED and never stops.
-STAND_IN = r"""#!/usr/bin/env bash
-mode=@MODE@
-cap=0
-for a in "$@"; do case "$a" in -max_total_time=*) cap=${a#*=} ;; esac; done
-stats() {
-  echo "stat::number_of_executed_units: 1000"
-  echo "stat::average_exec_per_sec:     500"
-  exit 0
-}
-case "$mode" in
-  hang) trap '' USR1 INT; while :; do sleep 1; done ;;
-  deaf) trap '' USR1 ;;
-  *) trap stats USR1 ;;
-esac
-echo "#2	INITED cov: 10 ft: 20 corp: 1/1b exec/s: 0 rss: 30Mb"
-start=$SECONDS
-while :; do
-  for _ in $(seq 2000); do :; done
-  [ "$mode" = deaf ] || ((SECONDS - start < cap)) || stats
-done
+# (Python, not bash: bash runs a trap only between commands, and its busy loop forked a
+# command substitution per round; in one CI run the polite stand-in, asked with SIGUSR1 beside
+# CI's other tests, never ran its trap in 3 s and was killed. Python runs a signal's handler
+# between two bytecodes of the loop, so "polite" is polite whatever the machine's load.)
+STAND_IN = r"""#!/usr/bin/env python3
+import os, signal, sys, time
+mode = "@MODE@"
+cap = 0
+for a in sys.argv[1:]:
+    if a.startswith("-max_total_time="):
+        cap = int(a.split("=", 1)[1])
+def stats(*_):
+    os.write(1, b"stat::number_of_executed_units: 1000\nstat::average_exec_per_sec:     500\n")
+    os._exit(0)
+if mode == "hang":
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
+signal.signal(signal.SIGUSR1, signal.SIG_IGN if mode == "deaf" else stats)
+os.write(1, b"#2\tINITED cov: 10 ft: 20 corp: 1/1b exec/s: 0 rss: 30Mb\n")
+start = time.monotonic()
+while True:
+    for _ in range(20000):
+        pass
+    if mode != "deaf" and time.monotonic() - start >= cap:
+        stats()
 """
 
 
