@@ -42,7 +42,7 @@ chain = "ecdsa-p256"
 [load]
 rate = 90
 # (1 s measured after half a second's warm-up: the test is about the merge and the rendezvous,
-# and runs three times in CI — release, ASan, TSan — each one alone on the machine)
+# and runs three times in CI — release, ASan, TSan — beside each stage's other tests)
 duration = "1s"
 warmup = "500ms"
 # Three shards and the target share two cores here: start lags of milliseconds are this
@@ -74,7 +74,13 @@ def check(cond, msg):
     print("ok:", msg)
 
 
-def start_shards(bin_, scen, results, count, port, extra=None, tolerance="10ms"):
+# The start tolerance of the studies that are not about it (the late shard's is 50 ms): the
+# test runs beside the other tests of its stage, where a shard woken 10 ms late by a busy
+# machine is that machine's, not the subject.
+TOLERANCE = "250ms"
+
+
+def start_shards(bin_, scen, results, count, port, extra=None, tolerance=TOLERANCE):
     procs = []
     for i in range(count):
         args = [bin_, "run", str(scen), "--shard", f"{i}/{count}", "--rendezvous",
@@ -330,7 +336,7 @@ def main():
     keyed = ["--rendezvous-key", str(key_file)]
     args = lambda i: [bin_, "run", str(scen), "--shard", f"{i}/3", "--rendezvous",
                       f"127.0.0.1:{port}", "--results", str(tmp / "keyed"),
-                      "--rendezvous-timeout", "60s", "--start-tolerance", "10ms", *keyed]
+                      "--rendezvous-timeout", "60s", "--start-tolerance", TOLERANCE, *keyed]
     leader = subprocess.Popen(args(0), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lead_err = []
     waiting = threading.Event()
