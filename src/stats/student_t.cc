@@ -12,11 +12,33 @@ namespace {
 
 constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
+// StartingT: the t quantile's Cornish–Fisher expansion around the normal quantile z in powers
+// of 1/df (Abramowitz & Stegun 26.7.5): close from df 5 on, a start for Newton's steps. Never
+// below z (T spreads wider than the normal at every df) nor past the bracket.
+double StartingT(double z, double df) {
+  const double z2 = z * z;
+  const double g1 = (z2 + 1) * z / 4;
+  const double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+  const double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+  const double g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+  const double t = z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+  return std::isfinite(t) ? std::clamp(t, z, 1e8) : z;
+}
+
 // InvertCentral: the t whose central probability is `confidence`: it rises from 0 at t = 0
-// towards 1, and 1e9 lies beyond any quantile asked for here (df 1 at 0.999999 is about 6.4e5).
+// towards 1 with slope twice T's density, and 1e9 lies beyond any quantile asked for here
+// (df 1 at 0.999999 is about 6.4e5). Newton's steps from the expansion above: about 5
+// evaluations of `central` where bisection from [0, 1e9] took about 80.
 template <typename Central>
-double InvertCentral(double confidence, Central central) {
-  return BisectIncreasing(confidence, 0.0, 1e9, central);
+double InvertCentral(double confidence, double df, Central central) {
+  // log of the density's constant, Γ((df+1)/2) / (Γ(df/2) √(df π)), computed once
+  const double log_norm =
+      std::lgamma((df + 1) / 2) - std::lgamma(df / 2) - 0.5 * std::log(df * M_PI);
+  const auto slope = [df, log_norm](double t) {
+    return 2 * std::exp(log_norm - (df + 1) / 2 * std::log1p(t * t / df));
+  };
+  const double start = StartingT(NormalQuantile(0.5 + confidence / 2), df);
+  return NewtonIncreasing(confidence, 0.0, 1e9, start, central, slope);
 }
 
 // Moments: mean and variance of the non-NaN values (variance with n − 1; NaN below 2 values).
@@ -89,7 +111,7 @@ double StudentTCentralDf(double t, double df) {
 
 double StudentTQuantileDf(double confidence, double df) {
   if (!(confidence > 0 && confidence < 1) || !(df > 0) || !std::isfinite(df)) return kNoValue;
-  return InvertCentral(confidence, [df](double t) { return StudentTCentralDf(t, df); });
+  return InvertCentral(confidence, df, [df](double t) { return StudentTCentralDf(t, df); });
 }
 
 double StudentTCentral(double t, int df) {
@@ -123,7 +145,7 @@ double StudentTCentral(double t, int df) {
 
 double StudentTQuantile(double confidence, int df) {
   if (!(confidence > 0 && confidence < 1) || df < 1) return kNoValue;
-  return InvertCentral(confidence, [df](double t) { return StudentTCentral(t, df); });
+  return InvertCentral(confidence, df, [df](double t) { return StudentTCentral(t, df); });
 }
 
 MeanInterval TInterval(std::span<const double> values, double confidence) {
