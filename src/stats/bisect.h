@@ -41,8 +41,8 @@ double NewtonIncreasing(double target, double lo, double hi, double x, Increasin
     } else {
       hi = x;
     }
-    const double d = slope(x);
-    double next = d > 0 ? x - gap / d : lo + (hi - lo) / 2;
+    // (a zero slope gives an infinite step, a NaN one a NaN: both fail the bracket's test)
+    double next = x - gap / slope(x);
     if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
     if (std::fabs(next - x) <= 4 * kEps * std::fabs(x) || next <= lo || next >= hi) return next;
     x = next;
