@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test.sh [STAGE...] — the README's test command. Stages, in order (default: all four):
 #   release  release build + the whole CTest suite (fuzz corpora replayed as tests too)
-#   asan     AddressSanitizer/UBSan build + the same suite, less the readme and
-#            openssl_variants labels (they drive release binaries)
+#   asan     AddressSanitizer/UBSan build + the same suite, less what needs no sanitizer
+#            (the labels below: e.g. readme and openssl_variants drive release binaries)
 #   tsan     ThreadSanitizer build + the tests that run threads (label tsan)
 #   fuzz     libFuzzer build + every fuzzer for $PQC_FUZZ_SECONDS (default 30) of CPU time each
 #            on a copy of its seed corpus; a crash fails the stage
@@ -154,6 +154,10 @@ for stage in "${stages[@]}"; do
       # tasks); what pqc-bench does there runs under ASan in shard (the same `run --shard`
       # studies and merge) and in the shard parser's fuzz target (`--shard slurm` reads
       # SLURM_PROCID and SLURM_NTASKS): 20 s alone in the ASan stage that sanitized nothing new.
+      # The fuzz corpora's replays (label fuzz_replay) are not even built in the ASan tree
+      # (CMakeLists.txt): the fuzz stage runs every seed of every corpus under ASan and UBSan
+      # before it fuzzes (libFuzzer's first pass; a crash there fails that stage), which is
+      # what they checked here: 51 CPU-s of the ASan tree's cold build and its 20 links.
       exclude=()
       [ "$stage" = asan ] &&
         exclude=(-LE '^(readme|openssl_variants|h2load_crosscheck|aa_ab|compare_rtt|simulation|asan_quic_stall|count|fuzz_run|slurm)$')
