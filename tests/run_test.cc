@@ -894,47 +894,62 @@ TEST(RunTest, DualCertificateScenarioServesEachClientKindItsChain) {
 
 // The shipped protocols study, short, as root at its 70 ms network with the hybrid, on the
 // embedded server, nginx and HAProxy: h1, h2 and h3 side by side on one server per trial; an h3
-// arm has no connect phase, an h2 arm the model's TCP round trips as h1's, and the report's round-trip table gives each h3 arm the QUIC model's
-// expectation (an ecdsa-p256 flight within the Initials' 3× budget: 1; ml-dsa-65's beyond it:
-// 2), which the measurement meets.
+// arm has no connect phase, an h2 arm the model's TCP round trips as h1's, and the report's
+// round-trip table gives each h3 arm the QUIC model's expectation (an ecdsa-p256 flight within the
+// Initials' 3× budget: 1; ml-dsa-65's beyond it: 2), which the measurement meets.
 TEST(RunTest, QuicScenarioPutsH1AndH3SideBySide) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (the emulated network)";
   TempDir tmp;
   for (const char* target : {"embedded", "nginx", "haproxy"}) {
     SCOPED_TRACE(target);
-    std::string dir;
-    auto summary =
-        RunShipped(tmp, "14-quic.toml", tmp / (std::string("r-") + target),
-                   {"--only", "network=rtt70", "--only", "group=X25519MLKEM768", "--only",
-                    "chain=ecdsa-p256,ml-dsa-65", "--set", std::string("target=") + target},
-                   dir);
-    ASSERT_EQ(summary["arms"].size(), 6u) << summary.dump();
-    ExpectArmsValid(summary);
-    for (const auto& arm : summary["arms"]) {
-      ASSERT_NE(arm["status"], "failed") << arm["failure"];
-      const bool h3 = arm["factors"]["protocol"] == "h3";
-      EXPECT_EQ(arm["phases"].contains("connect"), !h3) << arm["label"];
-      EXPECT_GT(arm["phases"]["handshake"]["count"].get<int64_t>(), 0) << arm["label"];
+    std::string md;
+    // The round trips are a timing (below): a target whose count comes out UNEXPECTED is
+    // measured once more before it fails, as h2load_crosscheck does. Beside the release
+    // stage's other tests and the trees built behind them, an h3 ml-dsa-65 arm's p50 once took
+    // 2.6-2.7 round trips against nginx and HAProxy (CI emulation, 2026-12-08); a model that
+    // is wrong is wrong twice.
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+      std::string dir;
+      auto summary = RunShipped(
+          tmp, "14-quic.toml", tmp / (std::string("r-") + target + "-" + std::to_string(attempt)),
+          {"--only", "network=rtt70", "--only", "group=X25519MLKEM768", "--only",
+           "chain=ecdsa-p256,ml-dsa-65", "--set", std::string("target=") + target},
+          dir);
+      ASSERT_EQ(summary["arms"].size(), 6u) << summary.dump();
+      ExpectArmsValid(summary);
+      for (const auto& arm : summary["arms"]) {
+        ASSERT_NE(arm["status"], "failed") << arm["failure"];
+        const bool h3 = arm["factors"]["protocol"] == "h3";
+        EXPECT_EQ(arm["phases"].contains("connect"), !h3) << arm["label"];
+        EXPECT_GT(arm["phases"]["handshake"]["count"].get<int64_t>(), 0) << arm["label"];
+      }
+      Sql sql(dir + "/results.sqlite");
+      ASSERT_TRUE(sql.ok()) << sql.error();
+      // Every h3 connection over QUIC with its Initials; every h1 one over TCP.
+      EXPECT_EQ(
+          sql.Int("SELECT count(*) FROM connections c JOIN trials t ON t.id = c.trial_id JOIN "
+                  "arms a ON a.id = t.arm_id WHERE json_extract(a.factors_json, '$.protocol') "
+                  "<> c.protocol"),
+          0);
+      EXPECT_EQ(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND tls_done > 0 "
+                        "AND initial_datagrams <> 2"),
+                0);
+      EXPECT_GT(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND "
+                        "amplification_limited = 1 AND certificate_bytes > 5000"),
+                0);
+      EXPECT_EQ(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND "
+                        "amplification_limited = 1 AND certificate_bytes < 1000"),
+                0);
+      md = ReadAll(dir + "/summary.md");
+      EXPECT_NE(md.find("2 (QUIC: 10648 B flight > 3 × 2400 B of Initials)"), std::string::npos)
+          << md;
+#if defined(__SANITIZE_ADDRESS__)
+      break;  // the round trips are not judged here (below): one attempt
+#else
+      if (md.find("UNEXPECTED") == std::string::npos || attempt == 2) break;
+      std::cout << target << ": round trips UNEXPECTED on the first attempt: measuring once more\n";
+#endif
     }
-    Sql sql(dir + "/results.sqlite");
-    ASSERT_TRUE(sql.ok()) << sql.error();
-    // Every h3 connection over QUIC with its Initials; every h1 one over TCP.
-    EXPECT_EQ(sql.Int("SELECT count(*) FROM connections c JOIN trials t ON t.id = c.trial_id JOIN "
-                      "arms a ON a.id = t.arm_id WHERE json_extract(a.factors_json, '$.protocol') "
-                      "<> c.protocol"),
-              0);
-    EXPECT_EQ(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND tls_done > 0 "
-                      "AND initial_datagrams <> 2"),
-              0);
-    EXPECT_GT(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND "
-                      "amplification_limited = 1 AND certificate_bytes > 5000"),
-              0);
-    EXPECT_EQ(sql.Int("SELECT count(*) FROM connections WHERE protocol = 'h3' AND "
-                      "amplification_limited = 1 AND certificate_bytes < 1000"),
-              0);
-    const std::string md = ReadAll(dir + "/summary.md");
-    EXPECT_NE(md.find("2 (QUIC: 10648 B flight > 3 × 2400 B of Initials)"), std::string::npos)
-        << md;
 #if !defined(__SANITIZE_ADDRESS__)
     // Round trips are a timing: an ASan server, at -O0 beside another test on two cores, once
     // added 50 ms to the h3 ml-dsa-65 handshake at 70 ms (2.71 round trips, counted 3). The
